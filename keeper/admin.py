@@ -1,0 +1,1 @@
+"""Keeper admin arrives with later issues."""

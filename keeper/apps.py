@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class KeeperConfig(AppConfig):
+    """The game: commands, the Keeper and the state snapshot each viewer sees."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "keeper"

@@ -1,0 +1,1 @@
+"""Characters, NPCs and module state arrive with the game-core and Keeper issues."""

@@ -1,0 +1,33 @@
+"""The per-viewer `state` snapshot.
+
+Characters, initiative, rule systems and module variables arrive with the game-core
+and Keeper issues; the shape and the per-viewer rule are fixed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a snapshot is built for."""
+
+    member_id: str
+    is_keeper: bool
+    locale: str
+
+
+def build_state(*, room_id: int, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
+    """The `state` frame for one viewer. `online` lists (member_id, name) of connected members.
+
+    Runs in a worker thread (it reads the database as the game grows).
+    """
+    return {
+        "type": "state",
+        "party": [],
+        "initiative": [],
+        "online": len(online),
+        "systems": [],
+    }

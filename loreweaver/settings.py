@@ -1,0 +1,245 @@
+"""Settings, read from the environment only.
+
+Two profiles, chosen by which variables are set:
+
+- embedded (default): SQLite and files under TRPG_DATA_DIR, the in-process channel
+  layer and a local-memory cache. One process: `manage.py serve`.
+- hosted: DATABASE_URL (Postgres), REDIS_URL (channel layer + cache, shared by every
+  process), MEDIA_STORAGE=s3 with the usual AWS_* variables.
+
+A bad value stops the process at start with a message naming the variable
+(see loreweaver/env.py).
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from loreweaver.env import (
+    env_bool,
+    env_choice,
+    env_dir,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = env_dir("TRPG_DATA_DIR", BASE_DIR / "data")
+
+
+def _secret_key() -> str:
+    """DJANGO_SECRET_KEY, or one generated once and kept in the data dir."""
+    configured = env_str("DJANGO_SECRET_KEY")
+    if configured:
+        return configured
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["*"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    # daphne first: importing it installs Twisted's asyncio reactor before anything
+    # else can import the default reactor.
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "rooms",
+    "media_store",
+    "keeper",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "loreweaver.urls"
+ASGI_APPLICATION = "loreweaver.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database --------------------------------------------------------------------
+
+DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "sqlite"))
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # WAL lets the replay read while a turn writes; FULL sync keeps every
+                # acknowledged line across a power cut or kill -9.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Channel layer and cache (the cross-process truth) -------------------------------
+
+REDIS_URL = env_url("REDIS_URL", ("redis", "rediss", "unix"))
+REDIS_PREFIX = env_str("TRPG_REDIS_PREFIX", "lw")
+
+# A session drains its channel at once into its own bounded queue, so the layer's
+# per-channel capacity only has to cover a burst between two event-loop turns.
+_CHANNEL_CAPACITY = env_int("TRPG_CHANNEL_CAPACITY", 2000, minimum=100)
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                "prefix": f"{REDIS_PREFIX}:asgi",
+                "capacity": _CHANNEL_CAPACITY,
+                "expiry": 60,
+            },
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_PREFIX,
+        }
+    }
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": _CHANNEL_CAPACITY, "expiry": 60},
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "loreweaver",
+            # Coordination keys (turn queue, presence, buckets) must never be culled.
+            "OPTIONS": {"MAX_ENTRIES": 1_000_000},
+        }
+    }
+
+# --- Files --------------------------------------------------------------------------
+
+MEDIA_STORAGE = env_choice("MEDIA_STORAGE", "filesystem", ("filesystem", "s3"))
+MEDIA_ROOT = DATA_DIR / "media"
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+WHITENOISE_USE_FINDERS = True
+
+if MEDIA_STORAGE == "s3":
+    _bucket = env_str("AWS_STORAGE_BUCKET_NAME")
+    if not _bucket:
+        raise ImproperlyConfigured("MEDIA_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME.")
+    _media_backend = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": _bucket,
+            "endpoint_url": env_url("AWS_S3_ENDPOINT_URL", ("http", "https")) or None,
+            "region_name": env_str("AWS_S3_REGION_NAME", "us-east-1"),
+            "access_key": env_str("AWS_ACCESS_KEY_ID") or None,
+            "secret_key": env_str("AWS_SECRET_ACCESS_KEY") or None,
+            "addressing_style": env_choice("AWS_S3_ADDRESSING_STYLE", "path", ("path", "virtual")),
+            "file_overwrite": False,
+            "default_acl": None,
+        },
+    }
+else:
+    _media_backend = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": MEDIA_ROOT},
+    }
+
+STORAGES = {
+    "default": _media_backend,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- Auth, i18n ---------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- The table (loreweaver protocol knobs keep the reference names) ------------------
+
+TRPG_LOCALE = env_choice("TRPG_LOCALE", "en", ("en", "zh"))
+TRPG_JOIN_TIMEOUT = env_float("TRPG_TUI__JOIN_TIMEOUT", 10.0, minimum=0.05)
+TRPG_MAX_CONNECTIONS = env_int("TRPG_TUI__MAX_CONNECTIONS", 200, minimum=1)
+TRPG_UPDATE_COMMAND = env_str("TRPG_TUI__UPDATE_COMMAND")
+TRPG_KEYS_FILE = env_str("TRPG_TUI_KEYS")
+TRPG_INPUT_MAX_CHARS = 4000
+# Token buckets for input: per member and per room.
+TRPG_RATE_BURST = env_int("TRPG_RATE__BURST", 5, minimum=1)
+TRPG_RATE_REFILL_SECONDS = env_float("TRPG_RATE__REFILL_SECONDS", 2.0, minimum=0.0)
+# Frames a connection may have waiting to be written before it counts as stalled and
+# is disconnected; the WebSocket carrier also caps the bytes the transport may hold.
+TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)
+TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
+TRPG_REPLAY_ENTRIES = 30
+TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
+# host:port the Iroh endpoint binds; empty means every interface on a free port.
+TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("TRPG_LOG_LEVEL", "INFO").upper()},
+    "loggers": {
+        "daphne": {"level": "WARNING"},
+        "django.channels.server": {"level": "WARNING"},
+    },
+}

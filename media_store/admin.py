@@ -1,0 +1,1 @@
+"""Media admin arrives with the media issue."""

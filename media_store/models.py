@@ -1,0 +1,1 @@
+"""Media index and blobs arrive with the media issue."""

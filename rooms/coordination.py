@@ -1,0 +1,325 @@
+"""State that every server process must agree on: presence, rate limits, the turn queue.
+
+It lives in the cache, never in a module global: Redis when REDIS_URL is set (every
+daphne worker and the Iroh sidecar see the same keys), the local-memory cache in the
+embedded single-process profile. The logic is written once over a small key-value
+store (`_Store`) with two implementations; read-modify-write steps take a short
+mutex built on the store's atomic `add` (SET NX on Redis).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+log = logging.getLogger(__name__)
+
+# This process's identity in the shared registries; its heartbeat key proves it alive,
+# so entries left behind by a killed process stop counting once the key expires.
+PROCESS_ID = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+PROCESS_TTL = 15
+PROCESS_HEARTBEAT_SECONDS = 5
+
+MUTEX_TTL = 5
+TURN_LEASE_TTL = 15
+# A ticket at the head of the queue must claim its turn within this many seconds,
+# else it belongs to a process that died and the queue moves on.
+TURN_CLAIM_GRACE = 10.0
+
+
+class _Store:
+    """The few atomic operations the coordination logic needs."""
+
+    async def get(self, key: str) -> Any: ...
+    async def get_many(self, keys: list[str]) -> dict[str, Any]: ...
+    async def set(self, key: str, value: Any, ttl: int | None) -> None: ...
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool: ...
+    async def delete(self, key: str) -> None: ...
+    async def incr(self, key: str) -> int: ...
+
+
+class _LocalStore(_Store):
+    """The local-memory cache, called directly: one process, no thread hop needed."""
+
+    async def get(self, key: str) -> Any:
+        return cache.get(key)
+
+    async def get_many(self, keys: list[str]) -> dict[str, Any]:
+        return cache.get_many(keys)
+
+    async def set(self, key: str, value: Any, ttl: int | None) -> None:
+        cache.set(key, value, ttl)
+
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
+        return cache.add(key, value, ttl)
+
+    async def delete(self, key: str) -> None:
+        cache.delete(key)
+
+    async def incr(self, key: str) -> int:
+        cache.add(key, 0, None)
+        return cache.incr(key)
+
+
+class _RedisStore(_Store):
+    """Redis through its asyncio client, one connection pool per event loop."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        self._url = url
+        self._prefix = f"{prefix}:coord:"
+        self._clients: dict[int, Any] = {}
+
+    def _client(self) -> Any:
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(id(loop))
+        if client is None:
+            client = aioredis.from_url(self._url)
+            self._clients[id(loop)] = client
+        return client
+
+    async def get(self, key: str) -> Any:
+        raw = await self._client().get(self._prefix + key)
+        return None if raw is None else json.loads(raw)
+
+    async def get_many(self, keys: list[str]) -> dict[str, Any]:
+        if not keys:
+            return {}
+        raws = await self._client().mget([self._prefix + k for k in keys])
+        return {k: json.loads(r) for k, r in zip(keys, raws, strict=True) if r is not None}
+
+    async def set(self, key: str, value: Any, ttl: int | None) -> None:
+        await self._client().set(self._prefix + key, json.dumps(value), ex=ttl)
+
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
+        return bool(await self._client().set(self._prefix + key, json.dumps(value), ex=ttl, nx=True))
+
+    async def delete(self, key: str) -> None:
+        await self._client().delete(self._prefix + key)
+
+    async def incr(self, key: str) -> int:
+        return int(await self._client().incr(self._prefix + key))
+
+
+_store: _Store | None = None
+
+
+def store() -> _Store:
+    """The store for the configured profile."""
+    global _store
+    if _store is None:
+        if settings.REDIS_URL:
+            _store = _RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX)
+        else:
+            _store = _LocalStore()
+    return _store
+
+
+@asynccontextmanager
+async def mutex(name: str) -> AsyncIterator[None]:
+    """Hold a short cross-process lock around a read-modify-write of shared keys.
+
+    The lock expires by itself after MUTEX_TTL seconds, so a killed holder cannot
+    wedge a room.
+    """
+    key = f"mutex:{name}"
+    token = uuid.uuid4().hex
+    delay = 0.001
+    while not await store().add(key, token, MUTEX_TTL):
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.02)
+    try:
+        yield
+    finally:
+        if await store().get(key) == token:
+            await store().delete(key)
+
+
+# --- process liveness -------------------------------------------------------------------------
+
+
+async def process_heartbeat() -> None:
+    """Mark this process alive; run every PROCESS_HEARTBEAT_SECONDS while it serves."""
+    await store().set(f"proc:{PROCESS_ID}", time.time(), PROCESS_TTL)
+
+
+async def run_process_heartbeat() -> None:
+    """Keep this process's liveness key fresh until cancelled."""
+    while True:
+        try:
+            await process_heartbeat()
+        except Exception:  # a Redis blip must not end the loop
+            log.exception("process heartbeat failed")
+        await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
+
+
+async def _live_processes(process_ids: set[str]) -> set[str]:
+    found = await store().get_many([f"proc:{p}" for p in process_ids])
+    return {key.split(":", 1)[1] for key in found}
+
+
+# --- presence -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member currently connected to a room (on any process, any carrier)."""
+
+    member_id: str
+    name: str
+    role: str
+
+
+async def presence_add(room_id: int, connection_id: str, member: Member) -> None:
+    """Record one live connection of `member` in the room."""
+    key = f"presence:{room_id}"
+    async with mutex(key):
+        entries = await store().get(key) or {}
+        entries[connection_id] = [member.member_id, member.name, member.role, PROCESS_ID]
+        await store().set(key, entries, None)
+
+
+async def presence_remove(room_id: int, connection_id: str) -> None:
+    """Forget one connection; dead processes' entries are pruned on the way."""
+    key = f"presence:{room_id}"
+    async with mutex(key):
+        entries = await store().get(key) or {}
+        entries.pop(connection_id, None)
+        alive = await _live_processes({e[3] for e in entries.values()})
+        entries = {c: e for c, e in entries.items() if e[3] in alive}
+        await store().set(key, entries, None)
+
+
+async def online_members(room_id: int) -> list[Member]:
+    """The room's connected members, one per member (not per connection), by name."""
+    entries = await store().get(f"presence:{room_id}") or {}
+    alive = await _live_processes({e[3] for e in entries.values()})
+    members: dict[str, Member] = {}
+    for member_id, name, role, process in entries.values():
+        if process in alive:
+            members.setdefault(member_id, Member(member_id, name, role))
+    return sorted(members.values(), key=lambda m: (m.name.casefold(), m.member_id))
+
+
+async def connection_count(room_id: int, member_id: str) -> int:
+    """How many live connections `member_id` has in the room."""
+    entries = await store().get(f"presence:{room_id}") or {}
+    alive = await _live_processes({e[3] for e in entries.values()})
+    return sum(1 for e in entries.values() if e[0] == member_id and e[3] in alive)
+
+
+# --- rate limits ------------------------------------------------------------------------------
+
+
+async def take_tokens(buckets: list[str], *, burst: int, refill_seconds: float) -> bool:
+    """Take one token from every named bucket, or from none if any is empty.
+
+    Token buckets hold `burst` tokens and regain one every `refill_seconds`. Taking
+    all-or-nothing means a refused input costs nothing ("a limited input leaves no trace").
+    """
+    if refill_seconds <= 0:
+        return True
+    ttl = int(burst * refill_seconds) + 60
+    async with mutex("bucket:" + buckets[0]):
+        now = time.time()
+        stored = await store().get_many([f"bucket:{b}" for b in buckets])
+        levels = {}
+        for bucket in buckets:
+            tokens, updated = stored.get(f"bucket:{bucket}", (burst, now))
+            levels[bucket] = min(burst, tokens + (now - updated) / refill_seconds)
+        if any(level < 1 for level in levels.values()):
+            return False
+        for bucket, level in levels.items():
+            await store().set(f"bucket:{bucket}", (level - 1, now), ttl)
+        return True
+
+
+# --- the room turn queue --------------------------------------------------------------------
+
+
+async def _turn_state(room_id: int) -> dict:
+    state = await store().get(f"turn:{room_id}:serving")
+    if state is None:
+        state = {"ticket": 1, "since": time.time()}
+        await store().set(f"turn:{room_id}:serving", state, None)
+    return state
+
+
+@asynccontextmanager
+async def room_turn(
+    room_id: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None = None
+) -> AsyncIterator[None]:
+    """Run the body as the room's only turn, across every process, in arrival order.
+
+    Tickets are served FIFO. The holder keeps a lease alive while it runs; a holder
+    (or a queued ticket) whose process died is skipped once its lease or claim grace
+    runs out, so a crash never wedges the table. `on_queued` is awaited once if this
+    turn had to wait behind another.
+    """
+    ticket = await store().incr(f"turn:{room_id}:next")
+    lease_key = f"turn:{room_id}:lease"
+    notified = False
+    delay = 0.002
+    while True:
+        async with mutex(f"turn:{room_id}"):
+            state = await _turn_state(room_id)
+            if state["ticket"] == ticket:
+                await store().set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+                break
+            if state["ticket"] > ticket:
+                # Skipped as dead (this process stalled past the grace): queue again.
+                ticket = await store().incr(f"turn:{room_id}:next")
+            else:
+                lease = await store().get(lease_key)
+                holder_alive = lease is not None and lease.get("ticket") == state["ticket"]
+                if not holder_alive and time.time() - state["since"] > TURN_CLAIM_GRACE:
+                    log.warning("turn queue room=%s skipping dead ticket %s", room_id, state["ticket"])
+                    await store().set(
+                        f"turn:{room_id}:serving",
+                        {"ticket": state["ticket"] + 1, "since": time.time()},
+                        None,
+                    )
+                    continue
+        if not notified and on_queued is not None:
+            notified = True
+            await on_queued()
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+    async def keep_lease() -> None:
+        while True:
+            await asyncio.sleep(TURN_LEASE_TTL / 3)
+            await store().set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+
+    keeper = asyncio.create_task(keep_lease())
+    try:
+        yield
+    finally:
+        keeper.cancel()
+        async with mutex(f"turn:{room_id}"):
+            state = await _turn_state(room_id)
+            if state["ticket"] == ticket:
+                await store().set(
+                    f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None
+                )
+            lease = await store().get(lease_key)
+            if lease is not None and lease.get("ticket") == ticket:
+                await store().delete(lease_key)
+
+
+async def turn_actor(room_id: int) -> str | None:
+    """The name of whoever's turn is running in the room right now, if any."""
+    lease = await store().get(f"turn:{room_id}:lease")
+    return None if lease is None else lease.get("actor")

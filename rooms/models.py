@@ -1,0 +1,137 @@
+"""The table's durable state: rooms, access keys, the transcript and its turn events."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Room(models.Model):
+    """A table. Players join it with an access key bound to its name."""
+
+    name = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    PLAYER = "player", "player"
+    KEEPER = "keeper", "keeper"
+
+
+class AccessKey(models.Model):
+    """One member's key to one room.
+
+    The key itself is never stored: only its SHA-256 digest (to look it up at join),
+    the member id the protocol derives from it, and a mask for display.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="keys")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    member_id = models.CharField(max_length=16, editable=False)
+    key_masked = models.CharField(max_length=16, editable=False)
+    name = models.CharField(max_length=64)
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.PLAYER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room__name", "name"]
+        indexes = [models.Index(fields=["room", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.role}) in {self.room.name}"
+
+    @property
+    def public_id(self) -> str:
+        """The stable, non-secret id admin frames use for this key."""
+        return self.digest[:16]
+
+    @property
+    def is_keeper(self) -> bool:
+        return self.role == Role.KEEPER
+
+
+class Speaker(models.TextChoices):
+    PLAYER = "player", "player"
+    KEEPER = "kp", "keeper"
+    SYSTEM = "system", "system"
+    NPC = "npc", "npc"
+
+
+class TranscriptEntry(models.Model):
+    """One story line the table saw (a player's utterance, the Keeper's reply, ...).
+
+    `frame_id` is the id the line had on the wire; a replay sends it again so clients
+    can dedupe. Rows are append-only and ordered by `id`.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="transcript")
+    frame_id = models.CharField(max_length=40, unique=True)
+    speaker = models.CharField(max_length=8, choices=Speaker.choices)
+    name = models.CharField(max_length=64, blank=True)
+    member_id = models.CharField(max_length=16, blank=True)
+    text = models.TextField()
+    format = models.CharField(max_length=8, default="plain")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["room", "id"])]
+        verbose_name_plural = "transcript entries"
+
+    def __str__(self) -> str:
+        return f"{self.name or self.speaker}: {self.text[:60]}"
+
+    def as_frame(self) -> dict:
+        """The `narrative` frame this line was broadcast as."""
+        frame = {
+            "type": "narrative",
+            "id": self.frame_id,
+            "speaker": self.speaker,
+            "text": self.text,
+            "format": self.format,
+        }
+        if self.name:
+            frame["name"] = self.name
+        return frame
+
+
+class Audience(models.TextChoices):
+    EVERYONE = "all", "everyone"
+    KEEPERS = "keepers", "keepers (and the member named)"
+
+
+class TurnEvent(models.Model):
+    """A frame a turn produced besides its story line (a dice roll, an NPC's line).
+
+    Each event is anchored to the transcript entry it followed live, so a join replay
+    puts it back in the same place. `anchor` is empty for events recorded before the
+    room's first transcript entry (root-anchored). Keeper-only events name the member
+    who may also see them (e.g. the roller of a hidden roll).
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="turn_events")
+    anchor = models.ForeignKey(
+        TranscriptEntry, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
+    frame = models.JSONField()
+    audience = models.CharField(max_length=8, choices=Audience.choices, default=Audience.EVERYONE)
+    member_id = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["room", "anchor", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.frame.get('type', '?')} after #{self.anchor_id or 'root'}"
+
+    def visible_to(self, *, member_id: str, is_keeper: bool) -> bool:
+        """Whether a viewer may ever receive this event."""
+        if self.audience == Audience.EVERYONE:
+            return True
+        return is_keeper or (bool(self.member_id) and self.member_id == member_id)

@@ -1,0 +1,255 @@
+"""Client-to-server frames, validated in one place.
+
+A text message becomes one of these models or a `FrameError`; nothing else reaches
+the session's handlers. Unknown fields are ignored (minor versions are additive),
+wrong types are not.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+Number = Annotated[StrictInt | float, Field(allow_inf_nan=False)]
+
+
+class FrameError(Exception):
+    """A frame that cannot be accepted; `code` is the wire error code."""
+
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.detail = detail
+
+
+class Inbound(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+
+class ClientInfo(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    name: StrictStr | None = None
+    version: StrictStr | None = None
+
+
+class Join(Inbound):
+    type: Literal["join"]
+    key: StrictStr
+    name: StrictStr | None = None
+    client: ClientInfo | None = None
+    locale: StrictStr | None = None
+
+
+class Input(Inbound):
+    type: Literal["input"]
+    text: StrictStr
+
+
+class Ping(Inbound):
+    type: Literal["ping"]
+    t: Number
+
+
+class MediaOffer(Inbound):
+    type: Literal["media_offer"]
+    name: StrictStr
+    mime: StrictStr
+    size: StrictInt
+    sha256: StrictStr
+
+
+class MediaSetEnabled(Inbound):
+    type: Literal["media_set_enabled"]
+    enabled: StrictBool
+
+
+class AvatarSet(Inbound):
+    type: Literal["avatar_set"]
+    hash: StrictStr
+
+
+class PanelIntent(Inbound):
+    type: Literal["panel_intent"]
+    panel: StrictStr
+    kind: Literal["choice", "input", "roll"]
+    value: StrictStr
+
+
+class ListPackCards(Inbound):
+    type: Literal["list_pack_cards"]
+
+
+# --- admin frames (keeper-gated; handlers arrive with the admin issue) ----------------------
+
+
+class AdminGetConfig(Inbound):
+    type: Literal["admin_get_config"]
+
+
+class AdminSetModel(Inbound):
+    type: Literal["admin_set_model"]
+    provider: StrictStr
+    chat_model: StrictStr | None = None
+    api_key: StrictStr | None = None
+    base_url: StrictStr | None = None
+
+
+class AdminSetImagegen(Inbound):
+    type: Literal["admin_set_imagegen"]
+    provider: StrictStr
+    model: StrictStr
+    base_url: StrictStr | None = None
+    api_key: StrictStr | None = None
+    size: StrictStr | None = None
+
+
+class AdminListModels(Inbound):
+    type: Literal["admin_list_models"]
+    provider: StrictStr | None = None
+    api_key: StrictStr | None = None
+    base_url: StrictStr | None = None
+
+
+class AdminListKeys(Inbound):
+    type: Literal["admin_list_keys"]
+
+
+class AdminMintKey(Inbound):
+    type: Literal["admin_mint_key"]
+    room: StrictStr | None = None
+    name: StrictStr | None = None
+    role: Literal["player", "keeper"] | None = None
+
+
+class AdminUpdateKey(Inbound):
+    type: Literal["admin_update_key"]
+    id: StrictStr
+    room: StrictStr | None = None
+    name: StrictStr | None = None
+    role: Literal["player", "keeper"] | None = None
+
+
+class AdminDeleteKey(Inbound):
+    type: Literal["admin_delete_key"]
+    id: StrictStr
+
+
+class AdminDeleteRoom(Inbound):
+    type: Literal["admin_delete_room"]
+    room: StrictStr
+
+
+class AdminExportRoom(Inbound):
+    type: Literal["admin_export_room"]
+    room: StrictStr
+    path: StrictStr | None = None
+
+
+class AdminImportRoom(Inbound):
+    type: Literal["admin_import_room"]
+    path: StrictStr
+    room: StrictStr | None = None
+
+
+class AdminDeleteRoomData(Inbound):
+    type: Literal["admin_delete_room_data"]
+    room: StrictStr
+    backup: StrictBool | None = None
+    path: StrictStr | None = None
+
+
+class AdminResetRoom(Inbound):
+    type: Literal["admin_reset_room"]
+    room: StrictStr
+    scope: Literal["story", "chars", "all"] | None = None
+
+
+class AdminListSkills(Inbound):
+    type: Literal["admin_list_skills"]
+    locale: StrictStr | None = None
+
+
+class AdminEnableSkill(Inbound):
+    type: Literal["admin_enable_skill"]
+    id: StrictStr
+    on: StrictBool
+    locale: StrictStr | None = None
+
+
+class AdminListRules(Inbound):
+    type: Literal["admin_list_rules"]
+
+
+class AdminGenerate(Inbound):
+    type: Literal["admin_generate"]
+    kind: Literal["skill", "rule", "module"]
+    description: StrictStr
+
+
+class AdminUpdateServer(Inbound):
+    type: Literal["admin_update_server"]
+
+
+AnyInbound = Annotated[
+    Join
+    | Input
+    | Ping
+    | MediaOffer
+    | MediaSetEnabled
+    | AvatarSet
+    | PanelIntent
+    | ListPackCards
+    | AdminGetConfig
+    | AdminSetModel
+    | AdminSetImagegen
+    | AdminListModels
+    | AdminListKeys
+    | AdminMintKey
+    | AdminUpdateKey
+    | AdminDeleteKey
+    | AdminDeleteRoom
+    | AdminExportRoom
+    | AdminImportRoom
+    | AdminDeleteRoomData
+    | AdminResetRoom
+    | AdminListSkills
+    | AdminEnableSkill
+    | AdminListRules
+    | AdminGenerate
+    | AdminUpdateServer,
+    Field(discriminator="type"),
+]
+
+_adapter: TypeAdapter[AnyInbound] = TypeAdapter(AnyInbound)
+KNOWN_TYPES = frozenset(
+    model.model_fields["type"].annotation.__args__[0]  # the Literal's single value
+    for model in AnyInbound.__origin__.__args__  # type: ignore[attr-defined]
+)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_frame(text: str) -> Inbound:
+    """Parse and validate one control frame, or raise `FrameError('bad_frame')`."""
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        raise FrameError("bad_frame", "not JSON") from None
+    if not isinstance(document, dict):
+        raise FrameError("bad_frame", "a frame is a JSON object")
+    frame_type = document.get("type")
+    if not isinstance(frame_type, str):
+        raise FrameError("bad_frame", "a frame needs a string type")
+    if frame_type not in KNOWN_TYPES:
+        raise FrameError("bad_frame", f"unknown frame type {frame_type[:40]!r}")
+    try:
+        return _adapter.validate_python(document)
+    except PydanticValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"][1:]) or "frame"
+        raise FrameError("bad_frame", f"{frame_type}: {where}: {problem['msg']}") from None

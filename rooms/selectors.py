@@ -1,0 +1,59 @@
+"""Reads of the table's state: what a joining member is shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from rooms.models import Room, TranscriptEntry, TurnEvent
+
+
+@dataclass
+class Replay:
+    """The frames a joining member is shown, and the rows they came from.
+
+    `entry_ids` and `event_ids` let the session drop a live copy of a row that the
+    replay already showed (a line committed while the replay was being read).
+    """
+
+    frames: list[dict] = field(default_factory=list)
+    entry_ids: set[int] = field(default_factory=set)
+    event_ids: set[int] = field(default_factory=set)
+
+
+def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None = None) -> Replay:
+    """The last `limit` story lines of `room`, each followed by the events it anchored.
+
+    Events the viewer may not see (keeper-only rolls) are left out. Events recorded
+    before the room's first line are replayed first, when the window reaches back to
+    the beginning of the room.
+    """
+    limit = settings.TRPG_REPLAY_ENTRIES if limit is None else limit
+    entries = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:limit])
+    entries.reverse()
+    replay = Replay()
+    if not entries:
+        covers_beginning = True
+    else:
+        covers_beginning = not TranscriptEntry.objects.filter(room=room, id__lt=entries[0].id).exists()
+
+    events = TurnEvent.objects.filter(room=room, anchor__in=entries)
+    if covers_beginning:
+        events = events | TurnEvent.objects.filter(room=room, anchor__isnull=True)
+    by_anchor: dict[int | None, list[TurnEvent]] = {}
+    for event in events.order_by("id"):
+        by_anchor.setdefault(event.anchor_id, []).append(event)
+
+    def add_events(anchor_id: int | None) -> None:
+        for event in by_anchor.get(anchor_id, []):
+            if event.visible_to(member_id=member_id, is_keeper=is_keeper):
+                replay.frames.append(event.frame)
+                replay.event_ids.add(event.id)
+
+    add_events(None)
+    for entry in entries:
+        replay.frames.append(entry.as_frame())
+        replay.entry_ids.add(entry.id)
+        add_events(entry.id)
+    return replay

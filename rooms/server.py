@@ -1,0 +1,118 @@
+"""The embedded all-in-one server: daphne (HTTP + WebSocket) and the Iroh endpoint.
+
+Both share one process and one event loop: daphne runs Twisted's asyncio reactor, so
+the Iroh accept loop, the WebSocket consumers and the channel layer all live on the
+same asyncio loop. The WebSocket protocol is daphne's, plus one guard: a client that
+stops reading is disconnected once the bytes waiting for it pass a bound, instead of
+the server buffering for it without end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
+from twisted.internet import defer, reactor
+from zope.interface import implementer
+from twisted.internet.interfaces import IPushProducer
+
+from rooms import coordination
+
+log = logging.getLogger(__name__)
+
+
+@implementer(IPushProducer)
+class _Congestion:
+    """Twisted tells a push producer when the transport's write buffer is full."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.bytes_while_paused = 0
+
+    def pauseProducing(self) -> None:  # noqa: N802 (Twisted's interface)
+        self.paused = True
+
+    def resumeProducing(self) -> None:  # noqa: N802
+        self.paused = False
+        self.bytes_while_paused = 0
+
+    def stopProducing(self) -> None:  # noqa: N802
+        self.paused = False
+
+
+class BoundedWebSocketProtocol(WebSocketProtocol):
+    """daphne's WebSocket protocol with a bound on what a slow reader may owe."""
+
+    def onOpen(self) -> None:  # noqa: N802 (autobahn's hook)
+        super().onOpen()
+        self.congestion = _Congestion()
+        if self.transport.producer is None:
+            self.transport.registerProducer(self.congestion, True)
+
+    def serverSend(self, content: str | bytes, binary: bool = False) -> None:  # noqa: N802
+        congestion = getattr(self, "congestion", None)
+        if congestion is not None and congestion.paused:
+            congestion.bytes_while_paused += len(content)
+            if congestion.bytes_while_paused > settings.TRPG_SEND_BUFFER_BYTES:
+                log.warning("websocket client %s stopped reading; disconnecting", self.client_addr)
+                self.dropConnection(abort=True)
+                return
+        super().serverSend(content, binary)
+
+
+class TableServer(Server):
+    """daphne's server, with the bounded protocol, the Iroh carrier and a ready callback."""
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        port: int,
+        on_ready: Callable[[str], None],
+        iroh_carrier: object | None = None,
+    ) -> None:
+        from loreweaver.asgi import application
+
+        super().__init__(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+            signal_handlers=True,
+            websocket_timeout=-1,
+            websocket_max_message_size=16 * 1024 * 1024,
+            websocket_max_frame_size=16 * 1024 * 1024,
+            server_name="loreweaver-django",
+        )
+        self._host = host
+        self._on_ready = on_ready
+        self._iroh = iroh_carrier
+        self._background: list[asyncio.Task] = []
+
+    def run(self) -> None:
+        reactor.callWhenRunning(self._started)
+        reactor.addSystemEventTrigger("before", "shutdown", self._before_shutdown)
+        super().run()
+
+    def _started(self) -> None:
+        self.ws_factory.protocol = BoundedWebSocketProtocol
+        loop = asyncio.get_event_loop()
+        self._background.append(loop.create_task(coordination.run_process_heartbeat()))
+        if self._iroh is not None:
+            self._background.append(loop.create_task(self._iroh.serve()))
+
+    def listen_success(self, port: object) -> None:
+        super().listen_success(port)
+        actual = port.getHost().port
+        host = self._host if self._host not in ("0.0.0.0", "::") else "127.0.0.1"
+        self._on_ready(f"{host}:{actual}")
+
+    def _before_shutdown(self) -> defer.Deferred | None:
+        for task in self._background:
+            task.cancel()
+        if self._iroh is None:
+            return None
+        return defer.Deferred.fromFuture(asyncio.ensure_future(self._iroh.close()))

@@ -1,0 +1,250 @@
+"""Writes to the table's state, shared by the carriers, the admin and the commands."""
+
+from __future__ import annotations
+
+import tomllib
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+from django.db import transaction
+
+from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
+from rooms.models import AccessKey, Audience, Role, Room, Speaker, TranscriptEntry, TurnEvent
+
+ROOM_NAME_MAX = 64
+NAME_MAX = 64
+DIGEST_PREFIX = "sha256:"
+
+
+class KeyAdminError(Exception):
+    """A key operation that cannot be done; `code` is the admin_error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class LastKeeperError(KeyAdminError):
+    def __init__(self) -> None:
+        super().__init__(
+            "last_keeper", "This is the room's last keeper key; mint another keeper key first."
+        )
+
+
+def _clean_label(value: str, what: str, limit: int) -> str:
+    cleaned = " ".join(str(value).split())
+    if not cleaned:
+        raise KeyAdminError("bad_request", f"The {what} must not be empty.")
+    if len(cleaned) > limit:
+        raise KeyAdminError("bad_request", f"The {what} is longer than {limit} characters.")
+    return cleaned
+
+
+def _clean_role(role: str) -> str:
+    if role not in Role.values:
+        raise KeyAdminError("bad_request", f"Role must be 'player' or 'keeper', not {role!r}.")
+    return role
+
+
+def room_get_or_create(*, name: str) -> Room:
+    """The room called `name`, created on first use."""
+    room, _ = Room.objects.get_or_create(name=_clean_label(name, "room name", ROOM_NAME_MAX))
+    return room
+
+
+@dataclass(frozen=True)
+class MintedKey:
+    """A freshly minted key: the only moment its cleartext exists on the server."""
+
+    key: str
+    access_key: AccessKey
+
+
+def key_mint(*, room: str, name: str, role: str = Role.PLAYER) -> MintedKey:
+    """Create a key for `name` in `room`; the cleartext is returned once and never stored."""
+    role = _clean_role(role)
+    name = _clean_label(name, "name", NAME_MAX)
+    with transaction.atomic():
+        target = room_get_or_create(name=room)
+        key = new_key()
+        access_key = AccessKey.objects.create(
+            room=target,
+            digest=key_digest(key),
+            member_id=member_id_for(key),
+            key_masked=mask_key(key),
+            name=name,
+            role=role,
+        )
+    return MintedKey(key=key, access_key=access_key)
+
+
+def key_lookup(key: str) -> AccessKey | None:
+    """The access key a joining client presented, or None if unknown."""
+    if not key:
+        return None
+    return AccessKey.objects.select_related("room").filter(digest=key_digest(key)).first()
+
+
+def _keeper_count(room_id: int) -> int:
+    return AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).count()
+
+
+def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:
+    """Rename a key or change its role, refusing to demote the room's last keeper key."""
+    with transaction.atomic():
+        # Lock the room's keys so two concurrent demotions cannot both pass the guard.
+        locked = list(AccessKey.objects.select_for_update().filter(room_id=access_key.room_id))
+        current = next(k for k in locked if k.pk == access_key.pk)
+        if role is not None:
+            role = _clean_role(role)
+            if current.is_keeper and role != Role.KEEPER and _keeper_count(current.room_id) <= 1:
+                raise LastKeeperError()
+            current.role = role
+        if name is not None:
+            current.name = _clean_label(name, "name", NAME_MAX)
+        current.save(update_fields=["name", "role"])
+    return current
+
+
+def key_delete(*, access_key: AccessKey) -> None:
+    """Delete a key, refusing to delete the room's last keeper key."""
+    with transaction.atomic():
+        list(AccessKey.objects.select_for_update().filter(room_id=access_key.room_id))
+        if access_key.is_keeper and _keeper_count(access_key.room_id) <= 1:
+            raise LastKeeperError()
+        AccessKey.objects.filter(pk=access_key.pk).delete()
+
+
+# --- keys.toml (the reference keystore format) ------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    skipped: int = 0
+
+
+def keys_import_toml(path: Path) -> ImportReport:
+    """Import a reference `keys.toml` (one `["<key>"]` table with room, name, role).
+
+    Keys already present are left as they are. Tables named `sha256:<digest>` (what
+    `keys_export_toml` writes) bring back a key by its digest. The whole file is
+    checked before anything is written, so a bad entry imports nothing.
+    """
+    try:
+        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyAdminError("bad_request", f"Cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise KeyAdminError("bad_request", f"{path} is not valid TOML: {exc}") from None
+
+    rows = []
+    for table_name, entry in document.items():
+        where = f"[{table_name!r}]" if table_name.startswith(DIGEST_PREFIX) else "an entry"
+        if not isinstance(entry, dict):
+            raise KeyAdminError("bad_request", f"{where} is not a table.")
+        room = _clean_label(entry.get("room", ""), f"room of {where}", ROOM_NAME_MAX)
+        name = _clean_label(entry.get("name", ""), f"name of {where}", NAME_MAX)
+        role = _clean_role(entry.get("role", Role.PLAYER))
+        if table_name.startswith(DIGEST_PREFIX):
+            digest = table_name[len(DIGEST_PREFIX) :]
+            member_id = str(entry.get("member_id", ""))
+            masked = str(entry.get("key_masked", "****"))
+            if not is_digest(digest) or not member_id.startswith("tui:"):
+                raise KeyAdminError("bad_request", f"{where} needs a sha256 digest and a member_id.")
+        else:
+            if not table_name:
+                raise KeyAdminError("bad_request", "An entry has an empty key.")
+            digest, member_id, masked = (
+                key_digest(table_name),
+                member_id_for(table_name),
+                mask_key(table_name),
+            )
+        rows.append((digest, member_id, masked, room, name, role))
+
+    report = ImportReport()
+    with transaction.atomic():
+        for digest, member_id, masked, room, name, role in rows:
+            if AccessKey.objects.filter(digest=digest).exists():
+                report.skipped += 1
+                continue
+            AccessKey.objects.create(
+                room=room_get_or_create(name=room),
+                digest=digest,
+                member_id=member_id,
+                key_masked=masked,
+                name=name,
+                role=role,
+            )
+            report.added += 1
+    return report
+
+
+EXPORT_HEADER = """\
+# Access keys exported by loreweaver-django.
+# These tables are SHA-256 DIGESTS of the keys, not the keys themselves: this file
+# cannot be used to join a table, and the reference server cannot read them as keys.
+# `manage.py import_keys` on another loreweaver-django server restores the same keys.
+"""
+
+
+def keys_export_toml(path: Path) -> int:
+    """Write every key as a digest table in keys.toml layout; returns how many."""
+    document = {}
+    for access_key in AccessKey.objects.select_related("room").order_by("room__name", "name"):
+        document[DIGEST_PREFIX + access_key.digest] = {
+            "room": access_key.room.name,
+            "name": access_key.name,
+            "role": access_key.role,
+            "member_id": access_key.member_id,
+            "key_masked": access_key.key_masked,
+        }
+    target = Path(path)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(EXPORT_HEADER + "\n" + tomli_w.dumps(document), encoding="utf-8")
+    temporary.replace(target)
+    return len(document)
+
+
+# --- transcript and turn events ------------------------------------------------------------
+
+
+def new_frame_id() -> str:
+    """A fresh id for a broadcast line; the same line keeps it for every recipient."""
+    return uuid.uuid4().hex
+
+
+def transcript_append(
+    *,
+    room: Room,
+    speaker: str,
+    text: str,
+    name: str = "",
+    member_id: str = "",
+    text_format: str = "plain",
+    frame_id: str | None = None,
+) -> TranscriptEntry:
+    """Store one story line; committed before it is broadcast, so nothing acknowledged is lost."""
+    if speaker not in Speaker.values:
+        raise ValueError(f"unknown speaker {speaker!r}")
+    return TranscriptEntry.objects.create(
+        room=room,
+        frame_id=frame_id or new_frame_id(),
+        speaker=speaker,
+        name=name,
+        member_id=member_id,
+        text=text,
+        format=text_format,
+    )
+
+
+def turn_event_record(
+    *, room: Room, frame: dict, audience: str = Audience.EVERYONE, member_id: str = ""
+) -> TurnEvent:
+    """Record a dice/npc frame right after the transcript line it followed live."""
+    anchor = TranscriptEntry.objects.filter(room=room).order_by("-id").first()
+    return TurnEvent.objects.create(
+        room=room, anchor=anchor, frame=frame, audience=audience, member_id=member_id
+    )

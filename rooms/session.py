@@ -1,0 +1,464 @@
+"""SessionCore: one per connection, the same for both carriers.
+
+A carrier (WebSocket consumer, Iroh connection) knows framing only. It hands every
+text frame to `receive_text`, every binary message to `receive_binary`, and tells
+the session when the connection is gone. The session does the rest: the join
+handshake, replay, the input pipeline, and writing frames back through a bounded
+queue so a client that stops reading is disconnected instead of growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from keeper.state import Viewer, build_state
+from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
+from rooms import coordination, hub, media_channel, selectors, services
+from rooms.models import AccessKey, Audience
+from rooms.protocol import inbound
+from rooms.protocol.messages import error_message, notice
+from rooms.turns import TurnContext, run_input
+
+log = logging.getLogger(__name__)
+
+LOCALES = ("en", "zh")
+_CLOSE = object()
+
+
+class Carrier(Protocol):
+    """What a session needs from a transport."""
+
+    label: str
+
+    async def send_text(self, text: str) -> None:
+        """Write one control frame (already serialized, compact JSON)."""
+
+    async def close(self) -> None:
+        """Close the connection after everything written so far has been delivered."""
+
+    async def abort(self) -> None:
+        """Close at once, dropping what the client has not read."""
+
+
+class ConnectionGate:
+    """Counts this process's connections against TRPG_TUI__MAX_CONNECTIONS.
+
+    The cap is per server process by design (DECISIONS), so a process-local count is
+    the right home for it.
+    """
+
+    def __init__(self) -> None:
+        self.live = 0
+
+    def try_enter(self) -> bool:
+        if self.live >= settings.TRPG_MAX_CONNECTIONS:
+            return False
+        self.live += 1
+        return True
+
+    def leave(self) -> None:
+        self.live -= 1
+
+
+gate = ConnectionGate()
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The member a joined connection speaks for."""
+
+    room_id: int
+    room_name: str
+    member: coordination.Member
+
+    @property
+    def is_keeper(self) -> bool:
+        return self.member.role == "keeper"
+
+
+def encode(frame: dict) -> str:
+    """Compact JSON, one frame, UTF-8 as-is."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+class SessionCore:
+    """The protocol state machine of one connection."""
+
+    def __init__(self, carrier: Carrier) -> None:
+        self.carrier = carrier
+        self.connection_id = uuid.uuid4().hex
+        self.seat: Seat | None = None
+        self.locale = settings.TRPG_LOCALE
+        self._outbox: asyncio.Queue = asyncio.Queue(maxsize=settings.TRPG_SEND_QUEUE_FRAMES)
+        self._tasks: list[asyncio.Task] = []
+        self._closing = False
+        self._counted = False
+        self._channel: str | None = None
+        # While a joiner's replay is read and sent, live room messages wait here.
+        self._held: list[dict] | None = None
+        self._deadline: asyncio.Task | None = None
+        self._inputs: asyncio.Queue[str] = asyncio.Queue()
+        self._turn_worker: asyncio.Task | None = None
+
+    # --- carrier-facing ---------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start the session on a freshly accepted connection."""
+        self._tasks.append(asyncio.create_task(self._write_loop()))
+        if not gate.try_enter():
+            await self.fail("too_many_connections")
+            return
+        self._counted = True
+        self._deadline = asyncio.create_task(self._join_deadline())
+        self._tasks.append(self._deadline)
+
+    async def receive_text(self, text: str) -> None:
+        """Handle one control frame from the client."""
+        if self._closing:
+            return
+        try:
+            frame = inbound.parse_frame(text)
+        except inbound.FrameError as exc:
+            await self.reject_frame(exc.detail)
+            return
+        if self.seat is None:
+            if not isinstance(frame, inbound.Join):
+                await self.fail("bad_frame", message_key="join_before_anything")
+                return
+            await self._join(frame)
+            return
+        await self._route(frame)
+
+    async def reject_frame(self, detail: str) -> None:
+        """Answer a frame the carrier or the parser could not accept.
+
+        Before join this ends the connection; after join it only costs the frame.
+        """
+        if self.seat is None:
+            await self.fail("bad_frame", detail=detail)
+        else:
+            self.send_error("bad_frame", detail=detail)
+
+    async def receive_binary(self, data: bytes) -> None:
+        """Handle one binary message (the WebSocket media channel)."""
+        if self._closing:
+            return
+        if self.seat is None:
+            await self.fail("bad_frame", message_key="join_before_anything")
+            return
+        try:
+            header, _body = media_channel.split_ws_envelope(data)
+        except media_channel.BadEnvelope as exc:
+            self.send_error("bad_frame", detail=str(exc))
+            return
+        self.send(self.media_reply(header))
+
+    def media_reply(self, header: bytes | None) -> dict:
+        """The frame a media request gets (a header line of an Iroh stream, or a WS envelope)."""
+        if self.seat is None or header is None:
+            return self.error_frame("bad_frame", detail="a media request needs a joined connection and a header")
+        try:
+            request = media_channel.parse_header(header)
+        except media_channel.BadEnvelope as exc:
+            return self.error_frame("bad_frame", detail=str(exc))
+        return self.error_frame(media_channel.answer(request))
+
+    async def closed(self) -> None:
+        """The connection is gone: leave the room and tell the others."""
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        if self._counted:
+            gate.leave()
+            self._counted = False
+        seat, self.seat = self.seat, None
+        if self._channel is not None and seat is not None:
+            await get_channel_layer().group_discard(hub.group_name(seat.room_id), self._channel)
+        if seat is not None:
+            await coordination.presence_remove(seat.room_id, self.connection_id)
+            await hub.publish_presence_changed(seat.room_id)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def send(self, frame: dict) -> None:
+        """Queue one frame for this connection; a client too far behind is dropped."""
+        if self._closing:
+            return
+        try:
+            self._outbox.put_nowait(encode(frame))
+        except asyncio.QueueFull:
+            log.warning(
+                "connection=%s carrier=%s stalled with %s frames queued; disconnecting",
+                self.connection_id,
+                self.carrier.label,
+                self._outbox.qsize(),
+            )
+            self._closing = True
+            self._drop_queue()
+            self._tasks.append(asyncio.create_task(self.carrier.abort()))
+
+    def error_frame(self, code: str, *, message_key: str | None = None, **values: object) -> dict:
+        """An `error` frame with its message in this viewer's locale."""
+        values.setdefault("detail", "")
+        return {
+            "type": "error",
+            "code": code,
+            "message": error_message(message_key or code, self.locale, **values),
+        }
+
+    def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None:
+        """Send an `error` frame that leaves the connection open."""
+        self.send(self.error_frame(code, message_key=message_key, **values))
+
+    async def fail(self, code: str, *, message_key: str | None = None, **values: object) -> None:
+        """Send an `error` frame, then close once it has been delivered."""
+        if self._closing:
+            return
+        self.send_error(code, message_key=message_key, **values)
+        self._closing = True
+        self._outbox.put_nowait(_CLOSE)
+
+    def _drop_queue(self) -> None:
+        while not self._outbox.empty():
+            self._outbox.get_nowait()
+
+    async def _write_loop(self) -> None:
+        while True:
+            item = await self._outbox.get()
+            if item is _CLOSE:
+                await self.carrier.close()
+                return
+            try:
+                await self.carrier.send_text(item)
+            except Exception:
+                log.info("connection=%s write failed; closing", self.connection_id)
+                self._closing = True
+                await self.carrier.close()
+                return
+
+    # --- handshake ------------------------------------------------------------------------
+
+    async def _join_deadline(self) -> None:
+        await asyncio.sleep(settings.TRPG_JOIN_TIMEOUT)
+        if self.seat is None:
+            await self.fail("join_timeout", seconds=f"{settings.TRPG_JOIN_TIMEOUT:g}")
+
+    async def _join(self, frame: inbound.Join) -> None:
+        if frame.locale in LOCALES:
+            self.locale = frame.locale
+        access_key: AccessKey | None = await database_sync_to_async(services.key_lookup)(frame.key)
+        if access_key is None:
+            await self.fail("bad_key")
+            return
+        if self._deadline is not None:
+            self._deadline.cancel()
+        member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
+        seat = Seat(access_key.room_id, access_key.room.name, member)
+        self.seat = seat
+        self._held = []
+        layer = get_channel_layer()
+        self._channel = await layer.new_channel()
+        await layer.group_add(hub.group_name(seat.room_id), self._channel)
+        self._tasks.append(asyncio.create_task(self._listen()))
+        await coordination.presence_add(seat.room_id, self.connection_id, member)
+        log.info(
+            "join room=%s member=%s role=%s carrier=%s",
+            seat.room_name,
+            member.member_id,
+            member.role,
+            self.carrier.label,
+        )
+
+        self.send(self._welcome())
+        self.send(await self._presence())
+        await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
+        actor = await coordination.turn_actor(seat.room_id)
+        if actor:
+            self.send({"type": "turn_status", "status": "busy", "actor": actor})
+        replay = await database_sync_to_async(selectors.replay_for)(
+            room=access_key.room, member_id=member.member_id, is_keeper=seat.is_keeper
+        )
+        for replayed in replay.frames:
+            self.send(replayed)
+        self.send(await self._state())
+        self.send({"type": "ui_manifest", "panels": []})
+
+        held, self._held = self._held, None
+        for message in held:
+            if self._shown_in_replay(message, replay):
+                continue
+            await self._on_room_message(message)
+
+    def _welcome(self) -> dict:
+        assert self.seat is not None
+        features = ["media", "audio"]
+        if self.seat.is_keeper and settings.TRPG_UPDATE_COMMAND:
+            features.append("update")
+        return {
+            "type": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "features": features,
+            "room": self.seat.room_name,
+            "you": {
+                "id": self.seat.member.member_id,
+                "name": self.seat.member.name,
+                "role": self.seat.member.role,
+            },
+            "locale": self.locale,
+            "server": SERVER_NAME,
+            "version": VERSION,
+        }
+
+    @staticmethod
+    def _shown_in_replay(message: dict, replay: selectors.Replay) -> bool:
+        row = message.get("row")
+        if not row:
+            return False
+        table, row_id = row
+        return row_id in (replay.entry_ids if table == "entry" else replay.event_ids)
+
+    # --- room messages ------------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        layer = get_channel_layer()
+        while True:
+            message = await layer.receive(self._channel)
+            if self._held is not None:
+                self._held.append(message)
+                continue
+            await self._on_room_message(message)
+
+    async def _on_room_message(self, message: dict) -> None:
+        seat = self.seat
+        if seat is None:
+            return
+        kind = message.get("type")
+        if kind == "room.frame":
+            if self._may_see(message):
+                self.send(message["frame"])
+        elif kind == "room.presence":
+            # Party presence changed, so each viewer also gets its own fresh state.
+            if message.get("except") != self.connection_id:
+                self.send(await self._presence())
+                self.send(await self._state())
+        elif kind == "room.state":
+            self.send(await self._state())
+
+    def _may_see(self, message: dict) -> bool:
+        assert self.seat is not None
+        if message.get("audience", Audience.EVERYONE) == Audience.EVERYONE:
+            return True
+        named = message.get("member_id")
+        return self.seat.is_keeper or (bool(named) and named == self.seat.member.member_id)
+
+    async def _presence(self) -> dict:
+        assert self.seat is not None
+        members = await coordination.online_members(self.seat.room_id)
+        return {
+            "type": "presence",
+            "players": [{"id": m.member_id, "name": m.name, "online": True} for m in members],
+            "online": len(members),
+        }
+
+    async def _state(self) -> dict:
+        assert self.seat is not None
+        members = await coordination.online_members(self.seat.room_id)
+        viewer = Viewer(self.seat.member.member_id, self.seat.is_keeper, self.locale)
+        return await database_sync_to_async(build_state)(
+            room_id=self.seat.room_id,
+            viewer=viewer,
+            online=[(m.member_id, m.name) for m in members],
+        )
+
+    # --- frames after join --------------------------------------------------------------------
+
+    async def _route(self, frame: inbound.Inbound) -> None:
+        seat = self.seat
+        assert seat is not None
+        if isinstance(frame, inbound.Input):
+            await self._accept_input(frame.text)
+        elif isinstance(frame, inbound.Ping):
+            self.send({"type": "pong", "t": frame.t})
+        elif isinstance(frame, inbound.Join):
+            self.send_error("bad_frame", detail="already joined")
+        elif isinstance(frame, inbound.ListPackCards):
+            self.send({"type": "pack_cards", "cards": []})
+        elif isinstance(frame, inbound.PanelIntent):
+            # Nobody's manifest has panels yet, so no panel is this member's to use.
+            self.send_error("forbidden", message_key="panel_forbidden")
+        elif isinstance(frame, inbound.AvatarSet):
+            self.send_error("avatar_no_character")
+        elif frame.type.startswith("admin_"):
+            self._admin_placeholder(frame.type)
+        elif frame.type == "media_set_enabled" and not seat.is_keeper:
+            self.send_error("forbidden")
+        else:
+            self.send_error("server_error", message_key="not_yet", what=frame.type)
+
+    def _admin_placeholder(self, frame_type: str) -> None:
+        assert self.seat is not None
+        if not self.seat.is_keeper:
+            self.send(
+                {
+                    "type": "admin_error",
+                    "code": "forbidden",
+                    "message": notice("admin_forbidden", self.locale),
+                }
+            )
+            return
+        self.send(
+            {
+                "type": "admin_error",
+                "code": "op_failed",
+                "message": notice("admin_not_yet", self.locale, what=frame_type),
+            }
+        )
+
+    async def _accept_input(self, text: str) -> None:
+        seat = self.seat
+        assert seat is not None
+        if len(text) > settings.TRPG_INPUT_MAX_CHARS:
+            self.send_error("input_too_long", limit=settings.TRPG_INPUT_MAX_CHARS)
+            return
+        if not text.strip():
+            return
+        allowed = await coordination.take_tokens(
+            [f"room:{seat.room_id}", f"member:{seat.room_id}:{seat.member.member_id}"],
+            burst=settings.TRPG_RATE_BURST,
+            refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
+        )
+        if not allowed:
+            self.send_error("rate_limited")
+            return
+        # One worker per connection keeps a member's inputs in the order typed; it is not
+        # cancelled on disconnect, so an accepted turn always finishes.
+        self._inputs.put_nowait(text)
+        if self._turn_worker is None or self._turn_worker.done():
+            self._turn_worker = asyncio.create_task(self._run_inputs(seat))
+
+    async def _run_inputs(self, seat: Seat) -> None:
+        context = TurnContext(
+            room_id=seat.room_id,
+            member=seat.member,
+            locale=self.locale,
+            send_private=self.send,
+            queued_notice=lambda: self.send(
+                {"type": "system", "level": "info", "text": notice("queued", self.locale)}
+            ),
+        )
+        while not self._inputs.empty():
+            text = self._inputs.get_nowait()
+            try:
+                await run_input(context, text)
+            except Exception:
+                log.exception("turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
+                self.send_error("server_error")
