@@ -22,7 +22,7 @@ from django.conf import settings
 
 from keeper.state import Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
-from rooms import coordination, hub, media_channel, selectors, services
+from rooms import coordination, hub, keystore, media_channel, selectors
 from rooms.models import AccessKey, Audience
 from rooms.protocol import inbound
 from rooms.protocol.messages import error_message, notice
@@ -255,7 +255,7 @@ class SessionCore:
     async def _join(self, frame: inbound.Join) -> None:
         if frame.locale in LOCALES:
             self.locale = frame.locale
-        access_key: AccessKey | None = await database_sync_to_async(services.key_lookup)(frame.key)
+        access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
         if access_key is None:
             await self.fail("bad_key")
             return

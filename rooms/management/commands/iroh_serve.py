@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from rooms import coordination
 from rooms.iroh_carrier import TICKET_FILE, IrohCarrier
-from rooms.startup import import_configured_keys
+from rooms.keystore import import_configured_keys
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from loreweaver.version import PROTOCOL_VERSION, VERSION
 from rooms.iroh_carrier import TICKET_FILE, IrohCarrier
 from rooms.server import TableServer
-from rooms.startup import bootstrap_keeper_key, import_configured_keys
+from rooms.keystore import bootstrap_keeper_key, import_configured_keys
 
 
 class Banner:

@@ -1,0 +1,215 @@
+"""Real protocol clients for the tests: a WebSocket client and an Iroh client.
+
+Both speak the wire exactly as a loreweaver client does and expose the same small
+interface, so a test can run the same script over either carrier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import iroh
+import websockets
+from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode
+
+ALPN = b"loreweaver/tui/1"
+DEFAULT_TIMEOUT = 10.0
+
+
+class Closed(Exception):
+    """The server closed the connection."""
+
+
+class Client:
+    """What every test client offers."""
+
+    carrier = ""
+
+    async def send(self, frame: dict | str | bytes) -> None:
+        raise NotImplementedError
+
+    async def recv(self, timeout: float = DEFAULT_TIMEOUT) -> dict:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def expect(self, frame_type: str, timeout: float = DEFAULT_TIMEOUT, **fields: Any) -> dict:
+        """Skip frames until one of `frame_type` (with `fields`) arrives; return it."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"no {frame_type} {fields} within {timeout}s")
+            frame = await self.recv(remaining)
+            if frame.get("type") == frame_type and all(frame.get(k) == v for k, v in fields.items()):
+                return frame
+
+    async def collect_until(self, frame_type: str, timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
+        """Every frame up to and including the first of `frame_type`."""
+        frames = []
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"no {frame_type} within {timeout}s; got {frames}")
+            frame = await self.recv(remaining)
+            frames.append(frame)
+            if frame.get("type") == frame_type:
+                return frames
+
+    async def join(self, key: str, **extra: Any) -> list[dict]:
+        """Send a join and return every frame up to the closing `ui_manifest`."""
+        await self.send({"type": "join", "key": key, **extra})
+        return await self.collect_until("ui_manifest")
+
+    async def say(self, text: str) -> None:
+        await self.send({"type": "input", "text": text})
+
+    async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
+        """Read until the server closes the connection; return what arrived first."""
+        frames = []
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"connection still open after {timeout}s; got {frames}")
+            try:
+                frames.append(await self.recv(remaining))
+            except Closed:
+                return frames
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class WsClient(Client):
+    """A WebSocket client (`websockets`), one text message per frame."""
+
+    carrier = "ws"
+
+    def __init__(self, socket: websockets.ClientConnection) -> None:
+        self.socket = socket
+
+    @classmethod
+    async def connect(cls, url: str) -> WsClient:
+        socket = await websockets.connect(url, max_size=None, open_timeout=DEFAULT_TIMEOUT)
+        return cls(socket)
+
+    async def send(self, frame: dict | str | bytes) -> None:
+        if isinstance(frame, dict):
+            frame = json.dumps(frame)
+        try:
+            await self.socket.send(frame)
+        except websockets.ConnectionClosed:
+            pass  # the next recv reports the close, with whatever arrived before it
+
+    async def recv(self, timeout: float = DEFAULT_TIMEOUT) -> dict:
+        try:
+            message = await asyncio.wait_for(self.socket.recv(), timeout)
+        except websockets.ConnectionClosed:
+            raise Closed() from None
+        if isinstance(message, bytes):
+            return {"type": "__binary__", "data": message}
+        return json.loads(message)
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+class IrohClient(Client):
+    """An Iroh client: dials the ticket, one bi stream of newline-delimited JSON."""
+
+    carrier = "iroh"
+
+    def __init__(self, endpoint: Endpoint, connection: iroh.Connection, stream: iroh.BiStream) -> None:
+        self.endpoint = endpoint
+        self.connection = connection
+        self.stream = stream
+        self.sender = stream.send()
+        self.receiver = stream.recv()
+        self._buffer = bytearray()
+        self._eof = False
+
+    @classmethod
+    async def connect(cls, ticket: str, *, first: dict | str | bytes | None = None) -> IrohClient:
+        """Dial `ticket`. The server sees the control stream once something is written
+        on it, so `first` (normally the join) is written right away when given."""
+        endpoint = await Endpoint.bind(
+            EndpointOptions(
+                preset=iroh.preset_n0_disable_relay(),
+                relay_mode=RelayMode.disabled(),
+                bind_addr="127.0.0.1:0",
+            )
+        )
+        address = EndpointTicket.from_string(ticket).endpoint_addr()
+        connection = await asyncio.wait_for(endpoint.connect(address, ALPN), DEFAULT_TIMEOUT)
+        stream = await connection.open_bi()
+        client = cls(endpoint, connection, stream)
+        if first is not None:
+            await client.send(first)
+        return client
+
+    async def send(self, frame: dict | str | bytes) -> None:
+        if isinstance(frame, dict):
+            frame = json.dumps(frame)
+        if isinstance(frame, str):
+            frame = frame.encode("utf-8") + b"\n"
+        await self.sender.write_all(frame)
+
+    async def recv(self, timeout: float = DEFAULT_TIMEOUT) -> dict:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return json.loads(line)
+            if self._eof:
+                raise Closed()
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError("no frame")
+            try:
+                chunk = await asyncio.wait_for(self.receiver.read(65536), remaining)
+            except IrohError:
+                self._eof = True
+                continue
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+    async def media_request(self, header: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
+        """Open an extra bi stream, send a media header, return the reply line."""
+        stream = await self.connection.open_bi()
+        await stream.send().write_all(json.dumps(header).encode() + b"\n")
+        await stream.send().finish()
+        data = await asyncio.wait_for(stream.recv().read_to_end(1 << 20), timeout)
+        return json.loads(data.split(b"\n", 1)[0])
+
+    async def close(self) -> None:
+        try:
+            self.connection.close(0, b"bye")
+        finally:
+            await self.endpoint.close()
+
+
+async def connect(carrier: str, server: Any, *, first: dict | None = None) -> Client:
+    """A client of `carrier` ("ws" or "iroh") connected to `server`.
+
+    Over Iroh the first frame is written together with opening the stream (the
+    server only sees a stream once it carries data); over WebSocket it is sent
+    right after connecting.
+    """
+    if carrier == "ws":
+        client: Client = await WsClient.connect(server.ws_url)
+        if first is not None:
+            await client.send(first)
+        return client
+    return await IrohClient.connect(server.ticket, first=first)

@@ -1,0 +1,207 @@
+"""Real server processes for end-to-end tests: `manage.py serve` / `iroh_serve` as subprocesses.
+
+Each test environment has its own data dir and keys.toml; on the hosted profile it
+also gets a fresh Postgres database and its own Redis key prefix, so test runs never
+see each other's rooms. Keys are minted by appending to keys.toml, which the server
+re-reads when an unknown key arrives (the operator's live keys.toml path).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+ROOT = Path(__file__).resolve().parents[2]
+POSTGRES_ADMIN_URL = os.environ.get("TRPG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_TEST_URL = os.environ.get("TRPG_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def hosted_profile() -> bool:
+    """Whether this test run is on the hosted profile (Postgres + Redis)."""
+    return bool(os.environ.get("REDIS_URL"))
+
+
+@dataclass
+class ServerEnv:
+    """Where a group of server processes keep their state; they share it."""
+
+    data_dir: Path
+    hosted: bool
+    extra: dict[str, str] = field(default_factory=dict)
+    database: str = ""
+    redis_prefix: str = ""
+
+    @property
+    def keys_file(self) -> Path:
+        return self.data_dir / "keys.toml"
+
+    def environ(self, **overrides: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env.update(
+            TRPG_DATA_DIR=str(self.data_dir),
+            TRPG_TUI_KEYS=str(self.keys_file),
+            TRPG_IROH__BIND="127.0.0.1:0",
+            TRPG_RATE__REFILL_SECONDS="0",
+            PYTHONUNBUFFERED="1",
+        )
+        if self.hosted:
+            env.update(
+                DATABASE_URL=POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + self.database,
+                REDIS_URL=REDIS_TEST_URL,
+                TRPG_REDIS_PREFIX=self.redis_prefix,
+            )
+        env.update(self.extra)
+        env.update(overrides)
+        return env
+
+    def mint(self, room: str, name: str, role: str = "player") -> str:
+        """A new key for `room`, appended to keys.toml (picked up at the next join)."""
+        key = secrets.token_urlsafe(24)
+        with self.keys_file.open("a", encoding="utf-8") as handle:
+            handle.write("\n" + tomli_w.dumps({key: {"room": room, "name": name, "role": role}}))
+        # Make sure the mtime changes even within the file system's timestamp granularity.
+        stamp = time.time_ns()
+        os.utime(self.keys_file, ns=(stamp, stamp))
+        return key
+
+    def manage(self, *args: str, **overrides: str) -> subprocess.CompletedProcess:
+        """Run a management command against this environment."""
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.environ(**overrides),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+def create_env(base: Path, *, hosted: bool, **extra: str) -> ServerEnv:
+    """A fresh, migrated environment under `base`."""
+    base.mkdir(parents=True, exist_ok=True)
+    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra))
+    env.keys_file.touch()
+    if hosted:
+        import psycopg
+
+        env.database = f"lw_e2e_{secrets.token_hex(4)}"
+        env.redis_prefix = f"lwtest{secrets.token_hex(4)}"
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{env.database}"')
+    result = env.manage("migrate", "--noinput", "-v0")
+    if result.returncode != 0:
+        raise RuntimeError(f"migrate failed:\n{result.stdout}\n{result.stderr}")
+    return env
+
+
+def destroy_env(env: ServerEnv) -> None:
+    """Drop what the environment made outside its data dir."""
+    if not env.hosted:
+        return
+    import psycopg
+    import redis
+
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{env.database}" WITH (FORCE)')
+    client = redis.Redis.from_url(REDIS_TEST_URL)
+    for key in client.scan_iter(f"{env.redis_prefix}*"):
+        client.delete(key)
+
+
+class ServerProcess:
+    """One running server; its printed banner tells the addresses."""
+
+    def __init__(self, env: ServerEnv, args: list[str], overrides: dict[str, str]) -> None:
+        self.env = env
+        self.args = args
+        self.log_path = env.data_dir / f"server-{secrets.token_hex(3)}.log"
+        self._log = self.log_path.open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env.environ(**overrides),
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.banner: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.ws_url = ""
+        self.ticket = ""
+        self._wait_ready()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError(
+                    f"server did not become ready: {self.banner}\n{self.log_path.read_text()[-3000:]}"
+                )
+            try:
+                line = self.lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            self.banner.append(line)
+            if line.startswith("WebSocket: "):
+                self.ws_url = line.split(": ", 1)[1]
+            elif line.startswith("Iroh ticket: "):
+                self.ticket = line.split(": ", 1)[1]
+            elif line.startswith("Ready."):
+                return
+
+    def banner_value(self, prefix: str) -> str | None:
+        """The rest of the banner line that starts with `prefix`, if printed."""
+        for line in self.banner:
+            if line.startswith(prefix):
+                return line[len(prefix) :]
+        return None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM and wait; SIGKILL if it will not stop."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._log.close()
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        """Kill the process the hard way, as a crash would."""
+        self.proc.kill()
+        self.proc.wait(10)
+        self._log.close()
+
+
+def start_serve(env: ServerEnv, *extra_args: str, **overrides: str) -> ServerProcess:
+    """`manage.py serve` on a free port with Iroh on loopback, relays off."""
+    return ServerProcess(env, ["serve", "--port", "0", "--iroh-no-relay", *extra_args], overrides)
+
+
+def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
+    """`manage.py iroh_serve` with relays off."""
+    return ServerProcess(env, ["iroh_serve", "--iroh-no-relay"], overrides)
