@@ -113,64 +113,18 @@ class _RedisStore(_Store):
         return int(await self._client().incr(self._prefix + key))
 
 
-_store: _Store | None = None
+_shared: Coordination | None = None
 
 
-def store() -> _Store:
-    """The store for the configured profile."""
-    global _store
-    if _store is None:
+def shared() -> Coordination:
+    """The coordination of the configured profile (Redis, or this process's cache)."""
+    global _shared
+    if _shared is None:
         if settings.REDIS_URL:
-            _store = _RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX)
+            _shared = Coordination(_RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX))
         else:
-            _store = _LocalStore()
-    return _store
-
-
-@asynccontextmanager
-async def mutex(name: str) -> AsyncIterator[None]:
-    """Hold a short cross-process lock around a read-modify-write of shared keys.
-
-    The lock expires by itself after MUTEX_TTL seconds, so a killed holder cannot
-    wedge a room.
-    """
-    key = f"mutex:{name}"
-    token = uuid.uuid4().hex
-    delay = 0.001
-    while not await store().add(key, token, MUTEX_TTL):
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.02)
-    try:
-        yield
-    finally:
-        if await store().get(key) == token:
-            await store().delete(key)
-
-
-# --- process liveness -------------------------------------------------------------------------
-
-
-async def process_heartbeat() -> None:
-    """Mark this process alive; run every PROCESS_HEARTBEAT_SECONDS while it serves."""
-    await store().set(f"proc:{PROCESS_ID}", time.time(), PROCESS_TTL)
-
-
-async def run_process_heartbeat() -> None:
-    """Keep this process's liveness key fresh until cancelled."""
-    while True:
-        try:
-            await process_heartbeat()
-        except Exception:  # a Redis blip must not end the loop
-            log.exception("process heartbeat failed")
-        await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
-
-
-async def _live_processes(process_ids: set[str]) -> set[str]:
-    found = await store().get_many([f"proc:{p}" for p in process_ids])
-    return {key.split(":", 1)[1] for key in found}
-
-
-# --- presence -------------------------------------------------------------------------------
+            _shared = Coordination(_LocalStore())
+    return _shared
 
 
 @dataclass(frozen=True)
@@ -182,144 +136,178 @@ class Member:
     role: str
 
 
-async def presence_add(room_id: int, connection_id: str, member: Member) -> None:
-    """Record one live connection of `member` in the room."""
-    key = f"presence:{room_id}"
-    async with mutex(key):
-        entries = await store().get(key) or {}
-        entries[connection_id] = [member.member_id, member.name, member.role, PROCESS_ID]
-        await store().set(key, entries, None)
+class Coordination:
+    """Presence, rate limits, the turn queue and process liveness over one store."""
 
+    def __init__(self, store: _Store) -> None:
+        self.store = store
 
-async def presence_remove(room_id: int, connection_id: str) -> None:
-    """Forget one connection; dead processes' entries are pruned on the way."""
-    key = f"presence:{room_id}"
-    async with mutex(key):
-        entries = await store().get(key) or {}
-        entries.pop(connection_id, None)
-        alive = await _live_processes({e[3] for e in entries.values()})
-        entries = {c: e for c, e in entries.items() if e[3] in alive}
-        await store().set(key, entries, None)
+    @asynccontextmanager
+    async def mutex(self, name: str) -> AsyncIterator[None]:
+        """Hold a short cross-process lock around a read-modify-write of shared keys.
 
+        The lock expires by itself after MUTEX_TTL seconds, so a killed holder cannot
+        wedge a room.
+        """
+        key = f"mutex:{name}"
+        token = uuid.uuid4().hex
+        delay = 0.001
+        while not await self.store.add(key, token, MUTEX_TTL):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.02)
+        try:
+            yield
+        finally:
+            if await self.store.get(key) == token:
+                await self.store.delete(key)
 
-async def online_members(room_id: int) -> list[Member]:
-    """The room's connected members, one per member (not per connection), by name."""
-    entries = await store().get(f"presence:{room_id}") or {}
-    alive = await _live_processes({e[3] for e in entries.values()})
-    members: dict[str, Member] = {}
-    for member_id, name, role, process in entries.values():
-        if process in alive:
-            members.setdefault(member_id, Member(member_id, name, role))
-    return sorted(members.values(), key=lambda m: (m.name.casefold(), m.member_id))
+    # --- process liveness -------------------------------------------------------------------
 
+    async def process_heartbeat(self) -> None:
+        """Mark this process alive for PROCESS_TTL seconds."""
+        await self.store.set(f"proc:{PROCESS_ID}", time.time(), PROCESS_TTL)
 
-async def connection_count(room_id: int, member_id: str) -> int:
-    """How many live connections `member_id` has in the room."""
-    entries = await store().get(f"presence:{room_id}") or {}
-    alive = await _live_processes({e[3] for e in entries.values()})
-    return sum(1 for e in entries.values() if e[0] == member_id and e[3] in alive)
-
-
-# --- rate limits ------------------------------------------------------------------------------
-
-
-async def take_tokens(buckets: list[str], *, burst: int, refill_seconds: float) -> bool:
-    """Take one token from every named bucket, or from none if any is empty.
-
-    Token buckets hold `burst` tokens and regain one every `refill_seconds`. Taking
-    all-or-nothing means a refused input costs nothing ("a limited input leaves no trace").
-    """
-    if refill_seconds <= 0:
-        return True
-    ttl = int(burst * refill_seconds) + 60
-    async with mutex("bucket:" + buckets[0]):
-        now = time.time()
-        stored = await store().get_many([f"bucket:{b}" for b in buckets])
-        levels = {}
-        for bucket in buckets:
-            tokens, updated = stored.get(f"bucket:{bucket}", (burst, now))
-            levels[bucket] = min(burst, tokens + (now - updated) / refill_seconds)
-        if any(level < 1 for level in levels.values()):
-            return False
-        for bucket, level in levels.items():
-            await store().set(f"bucket:{bucket}", (level - 1, now), ttl)
-        return True
-
-
-# --- the room turn queue --------------------------------------------------------------------
-
-
-async def _turn_state(room_id: int) -> dict:
-    state = await store().get(f"turn:{room_id}:serving")
-    if state is None:
-        state = {"ticket": 1, "since": time.time()}
-        await store().set(f"turn:{room_id}:serving", state, None)
-    return state
-
-
-@asynccontextmanager
-async def room_turn(
-    room_id: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None = None
-) -> AsyncIterator[None]:
-    """Run the body as the room's only turn, across every process, in arrival order.
-
-    Tickets are served FIFO. The holder keeps a lease alive while it runs; a holder
-    (or a queued ticket) whose process died is skipped once its lease or claim grace
-    runs out, so a crash never wedges the table. `on_queued` is awaited once if this
-    turn had to wait behind another.
-    """
-    ticket = await store().incr(f"turn:{room_id}:next")
-    lease_key = f"turn:{room_id}:lease"
-    notified = False
-    delay = 0.002
-    while True:
-        async with mutex(f"turn:{room_id}"):
-            state = await _turn_state(room_id)
-            if state["ticket"] == ticket:
-                await store().set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
-                break
-            if state["ticket"] > ticket:
-                # Skipped as dead (this process stalled past the grace): queue again.
-                ticket = await store().incr(f"turn:{room_id}:next")
-            else:
-                lease = await store().get(lease_key)
-                holder_alive = lease is not None and lease.get("ticket") == state["ticket"]
-                if not holder_alive and time.time() - state["since"] > TURN_CLAIM_GRACE:
-                    log.warning("turn queue room=%s skipping dead ticket %s", room_id, state["ticket"])
-                    await store().set(
-                        f"turn:{room_id}:serving",
-                        {"ticket": state["ticket"] + 1, "since": time.time()},
-                        None,
-                    )
-                    continue
-        if not notified and on_queued is not None:
-            notified = True
-            await on_queued()
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
-
-    async def keep_lease() -> None:
+    async def run_process_heartbeat(self) -> None:
+        """Keep this process's liveness key fresh until cancelled."""
         while True:
-            await asyncio.sleep(TURN_LEASE_TTL / 3)
-            await store().set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+            try:
+                await self.process_heartbeat()
+            except Exception:  # a Redis blip must not end the loop
+                log.exception("process heartbeat failed")
+            await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
 
-    keeper = asyncio.create_task(keep_lease())
-    try:
-        yield
-    finally:
-        keeper.cancel()
-        async with mutex(f"turn:{room_id}"):
-            state = await _turn_state(room_id)
-            if state["ticket"] == ticket:
-                await store().set(
-                    f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None
-                )
-            lease = await store().get(lease_key)
-            if lease is not None and lease.get("ticket") == ticket:
-                await store().delete(lease_key)
+    async def _live_processes(self, process_ids: set[str]) -> set[str]:
+        found = await self.store.get_many([f"proc:{p}" for p in process_ids])
+        return {key.split(":", 1)[1] for key in found}
 
+    # --- presence -------------------------------------------------------------------------
 
-async def turn_actor(room_id: int) -> str | None:
-    """The name of whoever's turn is running in the room right now, if any."""
-    lease = await store().get(f"turn:{room_id}:lease")
-    return None if lease is None else lease.get("actor")
+    async def presence_add(self, room_id: int, connection_id: str, member: Member) -> None:
+        """Record one live connection of `member` in the room."""
+        key = f"presence:{room_id}"
+        async with self.mutex(key):
+            entries = await self.store.get(key) or {}
+            entries[connection_id] = [member.member_id, member.name, member.role, PROCESS_ID]
+            await self.store.set(key, entries, None)
+
+    async def presence_remove(self, room_id: int, connection_id: str) -> None:
+        """Forget one connection; dead processes' entries are pruned on the way."""
+        key = f"presence:{room_id}"
+        async with self.mutex(key):
+            entries = await self.store.get(key) or {}
+            entries.pop(connection_id, None)
+            alive = await self._live_processes({e[3] for e in entries.values()})
+            entries = {c: e for c, e in entries.items() if e[3] in alive}
+            await self.store.set(key, entries, None)
+
+    async def _live_entries(self, room_id: int) -> list[list]:
+        entries = await self.store.get(f"presence:{room_id}") or {}
+        alive = await self._live_processes({e[3] for e in entries.values()})
+        return [e for e in entries.values() if e[3] in alive]
+
+    async def online_members(self, room_id: int) -> list[Member]:
+        """The room's connected members, one per member (not per connection), by name."""
+        members: dict[str, Member] = {}
+        for member_id, name, role, _process in await self._live_entries(room_id):
+            members.setdefault(member_id, Member(member_id, name, role))
+        return sorted(members.values(), key=lambda m: (m.name.casefold(), m.member_id))
+
+    # --- rate limits ----------------------------------------------------------------------
+
+    async def take_tokens(self, buckets: list[str], *, burst: int, refill_seconds: float) -> bool:
+        """Take one token from every named bucket, or from none if any is empty.
+
+        Token buckets hold `burst` tokens and regain one every `refill_seconds`. Taking
+        all-or-nothing means a refused input costs nothing ("a limited input leaves no
+        trace"). A refill of 0 turns the limit off.
+        """
+        if refill_seconds <= 0:
+            return True
+        ttl = int(burst * refill_seconds) + 60
+        async with self.mutex("bucket:" + buckets[0]):
+            now = time.time()
+            stored = await self.store.get_many([f"bucket:{b}" for b in buckets])
+            levels = {}
+            for bucket in buckets:
+                tokens, updated = stored.get(f"bucket:{bucket}", (burst, now))
+                levels[bucket] = min(burst, tokens + (now - updated) / refill_seconds)
+            if any(level < 1 for level in levels.values()):
+                return False
+            for bucket, level in levels.items():
+                await self.store.set(f"bucket:{bucket}", (level - 1, now), ttl)
+            return True
+
+    # --- the room turn queue ----------------------------------------------------------------
+
+    async def _serving(self, room_id: int) -> dict:
+        state = await self.store.get(f"turn:{room_id}:serving")
+        if state is None:
+            state = {"ticket": 1, "since": time.time()}
+            await self.store.set(f"turn:{room_id}:serving", state, None)
+        return state
+
+    async def _serve_next(self, room_id: int, ticket: int) -> None:
+        await self.store.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
+
+    @asynccontextmanager
+    async def room_turn(
+        self, room_id: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None = None
+    ) -> AsyncIterator[None]:
+        """Run the body as the room's only turn, across every process, in arrival order.
+
+        Tickets are served FIFO. The holder keeps a lease alive while it runs; a holder
+        (or a queued ticket) whose process died is skipped once its lease or claim grace
+        runs out, so a crash never wedges the table. `on_queued` is awaited once if this
+        turn had to wait behind another.
+        """
+        ticket = await self.store.incr(f"turn:{room_id}:next")
+        lease_key = f"turn:{room_id}:lease"
+        notified = False
+        delay = 0.002
+        while True:
+            async with self.mutex(f"turn:{room_id}"):
+                serving = await self._serving(room_id)
+                if serving["ticket"] == ticket:
+                    await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+                    break
+                if serving["ticket"] > ticket:
+                    # Skipped as dead (this process stalled past the grace): queue again.
+                    ticket = await self.store.incr(f"turn:{room_id}:next")
+                    continue
+                lease = await self.store.get(lease_key)
+                holder_alive = lease is not None and lease.get("ticket") == serving["ticket"]
+                if not holder_alive and time.time() - serving["since"] > TURN_CLAIM_GRACE:
+                    log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
+                    await self._serve_next(room_id, serving["ticket"])
+                    continue
+            if not notified and on_queued is not None:
+                notified = True
+                await on_queued()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+        async def keep_lease() -> None:
+            while True:
+                await asyncio.sleep(TURN_LEASE_TTL / 3)
+                await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+
+        renewing = asyncio.create_task(keep_lease())
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            async with self.mutex(f"turn:{room_id}"):
+                if (await self._serving(room_id))["ticket"] == ticket:
+                    await self._serve_next(room_id, ticket)
+                lease = await self.store.get(lease_key)
+                if lease is not None and lease.get("ticket") == ticket:
+                    await self.store.delete(lease_key)
+
+    async def busy_actor(self, room_id: int) -> str | None:
+        """Whose Keeper turn is running in the room, if one is (a joiner is told `busy`).
+
+        Command turns and plain lines are too short to announce; the Keeper's branch
+        marks its lease busy when it starts.
+        """
+        lease = await self.store.get(f"turn:{room_id}:lease")
+        return lease.get("actor") if lease and lease.get("busy") else None

@@ -97,7 +97,7 @@ class IrohConnection:
         try:
             # accept_bi returns once the client has written on its first stream.
             control = await asyncio.wait_for(self.connection.accept_bi(), join_timeout)
-        except (asyncio.TimeoutError, IrohError):
+        except (TimeoutError, IrohError):
             self.connection.close(0, b"no control stream")
             return
         self._send = control.send()
@@ -176,7 +176,7 @@ class IrohConnection:
             try:
                 await self._send.finish()
                 await asyncio.wait_for(self._send.stopped(), FLUSH_TIMEOUT)
-            except (IrohError, asyncio.TimeoutError):
+            except (TimeoutError, IrohError):
                 pass
         self.connection.close(0, b"")
 

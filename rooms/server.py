@@ -18,8 +18,8 @@ from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from twisted.internet import defer, reactor
-from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
+from zope.interface import implementer
 
 from rooms import coordination
 
@@ -100,7 +100,7 @@ class TableServer(Server):
     def _started(self) -> None:
         self.ws_factory.protocol = BoundedWebSocketProtocol
         loop = asyncio.get_event_loop()
-        self._background.append(loop.create_task(coordination.run_process_heartbeat()))
+        self._background.append(loop.create_task(coordination.shared().run_process_heartbeat()))
         if self._iroh is not None:
             self._background.append(loop.create_task(self._iroh.serve()))
 

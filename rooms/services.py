@@ -28,9 +28,7 @@ class KeyAdminError(Exception):
 
 class LastKeeperError(KeyAdminError):
     def __init__(self) -> None:
-        super().__init__(
-            "last_keeper", "This is the room's last keeper key; mint another keeper key first."
-        )
+        super().__init__("last_keeper", "This is the room's last keeper key; mint another keeper key first.")
 
 
 def _clean_label(value: str, what: str, limit: int) -> str:

@@ -165,7 +165,9 @@ class SessionCore:
     def media_reply(self, header: bytes | None) -> dict:
         """The frame a media request gets (a header line of an Iroh stream, or a WS envelope)."""
         if self.seat is None or header is None:
-            return self.error_frame("bad_frame", detail="a media request needs a joined connection and a header")
+            return self.error_frame(
+                "bad_frame", detail="a media request needs a joined connection and a header"
+            )
         try:
             request = media_channel.parse_header(header)
         except media_channel.BadEnvelope as exc:
@@ -184,7 +186,7 @@ class SessionCore:
         if self._channel is not None and seat is not None:
             await get_channel_layer().group_discard(hub.group_name(seat.room_id), self._channel)
         if seat is not None:
-            await coordination.presence_remove(seat.room_id, self.connection_id)
+            await coordination.shared().presence_remove(seat.room_id, self.connection_id)
             await hub.publish_presence_changed(seat.room_id)
 
     # --- writing ---------------------------------------------------------------------------
@@ -269,7 +271,7 @@ class SessionCore:
         self._channel = await layer.new_channel()
         await layer.group_add(hub.group_name(seat.room_id), self._channel)
         self._tasks.append(asyncio.create_task(self._listen()))
-        await coordination.presence_add(seat.room_id, self.connection_id, member)
+        await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
         log.info(
             "join room=%s member=%s role=%s carrier=%s",
             seat.room_name,
@@ -281,7 +283,7 @@ class SessionCore:
         self.send(self._welcome())
         self.send(await self._presence())
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
-        actor = await coordination.turn_actor(seat.room_id)
+        actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
             self.send({"type": "turn_status", "status": "busy", "actor": actor})
         replay = await database_sync_to_async(selectors.replay_for)(
@@ -362,7 +364,7 @@ class SessionCore:
 
     async def _presence(self) -> dict:
         assert self.seat is not None
-        members = await coordination.online_members(self.seat.room_id)
+        members = await coordination.shared().online_members(self.seat.room_id)
         return {
             "type": "presence",
             "players": [{"id": m.member_id, "name": m.name, "online": True} for m in members],
@@ -371,7 +373,7 @@ class SessionCore:
 
     async def _state(self) -> dict:
         assert self.seat is not None
-        members = await coordination.online_members(self.seat.room_id)
+        members = await coordination.shared().online_members(self.seat.room_id)
         viewer = Viewer(self.seat.member.member_id, self.seat.is_keeper, self.locale)
         return await database_sync_to_async(build_state)(
             room_id=self.seat.room_id,
@@ -431,7 +433,7 @@ class SessionCore:
             return
         if not text.strip():
             return
-        allowed = await coordination.take_tokens(
+        allowed = await coordination.shared().take_tokens(
             [f"room:{seat.room_id}", f"member:{seat.room_id}:{seat.member.member_id}"],
             burst=settings.TRPG_RATE_BURST,
             refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,

@@ -45,7 +45,7 @@ async def run_input(context: TurnContext, text: str) -> None:
     async def on_queued() -> None:
         context.queued_notice()
 
-    async with coordination.room_turn(context.room_id, context.member.name, on_queued):
+    async with coordination.shared().room_turn(context.room_id, context.member.name, on_queued):
         reply = commands.dispatch(text, locale=context.locale)
         if reply is not None:
             # A command's echo is the caller's alone: its arguments (an API key, say)

@@ -98,7 +98,7 @@ class WsClient(Client):
 
     @classmethod
     async def connect(cls, url: str) -> WsClient:
-        socket = await websockets.connect(url, max_size=None, open_timeout=DEFAULT_TIMEOUT)
+        socket = await websockets.connect(url, max_size=None, max_queue=None, open_timeout=DEFAULT_TIMEOUT)
         return cls(socket)
 
     async def send(self, frame: dict | str | bytes) -> None:

@@ -45,3 +45,12 @@ def fresh_env(tmp_path: Path) -> Iterator[ServerEnv]:
 def carrier(request: pytest.FixtureRequest) -> str:
     """Run the test over each carrier."""
     return request.param
+
+
+@pytest.fixture(scope="module")
+def hosted_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
+    """A Postgres + Redis environment, whatever profile the run is on: for tests of
+    several processes, which only the hosted profile supports."""
+    env = create_env(tmp_path_factory.mktemp("hosted"), hosted=True)
+    yield env
+    destroy_env(env)

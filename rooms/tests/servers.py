@@ -205,3 +205,22 @@ def start_serve(env: ServerEnv, *extra_args: str, **overrides: str) -> ServerPro
 def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
     """`manage.py iroh_serve` with relays off."""
     return ServerProcess(env, ["iroh_serve", "--iroh-no-relay"], overrides)
+
+
+def room_id_of(env: ServerEnv, room: str) -> int:
+    """The database id of `room` in a hosted environment."""
+    import psycopg
+
+    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + env.database
+    with psycopg.connect(url) as connection:
+        row = connection.execute("SELECT id FROM rooms_room WHERE name = %s", (room,)).fetchone()
+    if row is None:
+        raise LookupError(room)
+    return row[0]
+
+
+def coordination_of(env: ServerEnv):
+    """The servers' cross-process coordination, seen from the test process (hosted only)."""
+    from rooms.coordination import Coordination, _RedisStore
+
+    return Coordination(_RedisStore(REDIS_TEST_URL, env.redis_prefix))

@@ -50,7 +50,7 @@ class Command(BaseCommand):
         sys.stdout.flush()
         tasks = [
             asyncio.create_task(carrier.serve()),
-            asyncio.create_task(coordination.run_process_heartbeat()),
+            asyncio.create_task(coordination.shared().run_process_heartbeat()),
         ]
         await stop.wait()
         await carrier.close()

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from loreweaver.version import PROTOCOL_VERSION, VERSION
 from rooms.iroh_carrier import TICKET_FILE, IrohCarrier
-from rooms.server import TableServer
 from rooms.keystore import bootstrap_keeper_key, import_configured_keys
+from rooms.server import TableServer
 
 
 class Banner:
