@@ -1,2 +1,1 @@
-
 # Register your models here.

@@ -91,6 +91,12 @@ class IrohConnection:
         self.session = SessionCore(self)
         self._send: iroh.SendStream | None = None
         self._closed = False
+        self._media_tasks: set[asyncio.Task] = set()
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.create_task(coroutine)
+        self._media_tasks.add(task)
+        task.add_done_callback(self._media_tasks.discard)
 
     async def run(self, join_timeout: float) -> None:
         """Serve the connection until either side closes it."""
@@ -138,7 +144,7 @@ class IrohConnection:
                 stream = await self.connection.accept_bi()
             except IrohError:
                 return
-            asyncio.create_task(self._serve_media_stream(stream))
+            self._spawn(self._serve_media_stream(stream))
 
     async def _serve_media_stream(self, stream: iroh.BiStream) -> None:
         send = stream.send()
@@ -206,6 +212,7 @@ class IrohCarrier:
         self.endpoint: Endpoint | None = None
         self.ticket = ""
         self._connections: set[IrohConnection] = set()
+        self._handlers: set[asyncio.Task] = set()
 
     async def start(self) -> str:
         """Bind the endpoint, write the ticket file, and return the ticket."""
@@ -237,7 +244,9 @@ class IrohCarrier:
             incoming = await self.endpoint.accept_next()
             if incoming is None:
                 return
-            asyncio.create_task(self._handle(incoming))
+            task = asyncio.create_task(self._handle(incoming))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
 
     async def _handle(self, incoming: iroh.Incoming) -> None:
         try:

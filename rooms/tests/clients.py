@@ -7,6 +7,7 @@ interface, so a test can run the same script over either carrier.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -104,10 +105,9 @@ class WsClient(Client):
     async def send(self, frame: dict | str | bytes) -> None:
         if isinstance(frame, dict):
             frame = json.dumps(frame)
-        try:
+        # After a close the next recv reports it, with whatever arrived before it.
+        with contextlib.suppress(websockets.ConnectionClosed):
             await self.socket.send(frame)
-        except websockets.ConnectionClosed:
-            pass  # the next recv reports the close, with whatever arrived before it
 
     async def recv(self, timeout: float = DEFAULT_TIMEOUT) -> dict:
         try:
