@@ -139,27 +139,28 @@ def keys_import_toml(path: Path) -> ImportReport:
         raise KeyAdminError("bad_request", f"{path} is not valid TOML: {exc}") from None
 
     rows = []
-    for table_name, entry in document.items():
-        where = f"[{table_name!r}]" if table_name.startswith(DIGEST_PREFIX) else "an entry"
+    for position, (table_name, entry) in enumerate(document.items(), start=1):
+        # Name an entry by its position, never by its key: the key is a secret.
+        where = f"entry {position} of {path}"
         if not isinstance(entry, dict):
             raise KeyAdminError("bad_request", f"{where} is not a table.")
         room = _clean_label(entry.get("room", ""), f"room of {where}", ROOM_NAME_MAX)
-        name = _clean_label(entry.get("name", ""), f"name of {where}", NAME_MAX)
-        role = _clean_role(entry.get("role", Role.PLAYER))
+        try:
+            role = _clean_role(entry.get("role", Role.PLAYER))
+        except KeyAdminError as exc:
+            raise KeyAdminError("bad_request", f"{where}: {exc}") from None
         if table_name.startswith(DIGEST_PREFIX):
             digest = table_name[len(DIGEST_PREFIX) :]
             member_id = str(entry.get("member_id", ""))
             masked = str(entry.get("key_masked", "****"))
             if not is_digest(digest) or not member_id.startswith("tui:"):
                 raise KeyAdminError("bad_request", f"{where} needs a sha256 digest and a member_id.")
+        elif table_name:
+            digest, member_id, masked = key_digest(table_name), member_id_for(table_name), mask_key(table_name)
         else:
-            if not table_name:
-                raise KeyAdminError("bad_request", "An entry has an empty key.")
-            digest, member_id, masked = (
-                key_digest(table_name),
-                member_id_for(table_name),
-                mask_key(table_name),
-            )
+            raise KeyAdminError("bad_request", f"{where} has an empty key.")
+        # As in the reference keystore, a nameless key shows its member id.
+        name = _clean_label(entry.get("name") or member_id, f"name of {where}", NAME_MAX)
         rows.append((digest, member_id, masked, room, name, role))
 
     report = ImportReport()
