@@ -51,8 +51,11 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
     def onOpen(self) -> None:  # noqa: N802 (autobahn's hook)
         super().onOpen()
         self.congestion = _Congestion()
-        if self.transport.producer is None:
-            self.transport.registerProducer(self.congestion, True)
+        # The HTTP channel that handed this socket over is still registered as its
+        # producer; after the upgrade it has nothing left to produce, so take its place.
+        if self.transport.producer is not None:
+            self.transport.unregisterProducer()
+        self.transport.registerProducer(self.congestion, True)
 
     def serverSend(self, content: str | bytes, binary: bool = False) -> None:  # noqa: N802
         congestion = getattr(self, "congestion", None)

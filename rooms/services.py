@@ -156,7 +156,11 @@ def keys_import_toml(path: Path) -> ImportReport:
             if not is_digest(digest) or not member_id.startswith("tui:"):
                 raise KeyAdminError("bad_request", f"{where} needs a sha256 digest and a member_id.")
         elif table_name:
-            digest, member_id, masked = key_digest(table_name), member_id_for(table_name), mask_key(table_name)
+            digest, member_id, masked = (
+                key_digest(table_name),
+                member_id_for(table_name),
+                mask_key(table_name),
+            )
         else:
             raise KeyAdminError("bad_request", f"{where} has an empty key.")
         # As in the reference keystore, a nameless key shows its member id.

@@ -70,9 +70,10 @@ async def test_a_reference_keys_toml_imports_and_its_keys_join(fresh_env, tmp_pa
     assert "Imported 2" in result.stdout
     server = start_serve(fresh_env)
     try:
-        async with await WsClient.connect(server.ws_url) as keeper, await WsClient.connect(
-            server.ws_url
-        ) as player:
+        async with (
+            await WsClient.connect(server.ws_url) as keeper,
+            await WsClient.connect(server.ws_url) as player,
+        ):
             keeper_welcome = (await keeper.join("ref-keeper-key-0123456789abcdef"))[0]
             player_welcome = (await player.join("ref-player-key-0123456789abcdef"))[0]
     finally:
@@ -84,7 +85,9 @@ async def test_a_reference_keys_toml_imports_and_its_keys_join(fresh_env, tmp_pa
 
 async def test_a_bad_keys_toml_imports_nothing_and_says_why(fresh_env, tmp_path):
     bad = tmp_path / "keys.toml"
-    bad.write_text('["good-key-aaaaaaaaaaaaaaaa"]\nroom = "r"\nname = "A"\n\n["bad"]\nroom = "r"\nrole = "god"\n')
+    bad.write_text(
+        '["good-key-aaaaaaaaaaaaaaaa"]\nroom = "r"\nname = "A"\n\n["bad"]\nroom = "r"\nrole = "god"\n'
+    )
     result = fresh_env.manage("import_keys", str(bad))
     assert result.returncode != 0
     assert "entry 2" in result.stderr and "god" in result.stderr

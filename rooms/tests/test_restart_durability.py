@@ -21,9 +21,10 @@ async def test_a_rejoin_after_kill_9_replays_the_same_lines_ids_and_names(fresh_
     player_key = fresh_env.mint("durable", "Player")
     server = start_serve(fresh_env)
     try:
-        async with await WsClient.connect(server.ws_url) as keeper, await IrohClient.connect(
-            server.ticket
-        ) as player:
+        async with (
+            await WsClient.connect(server.ws_url) as keeper,
+            await IrohClient.connect(server.ticket) as player,
+        ):
             await keeper.join(keeper_key)
             await player.join(player_key)
             acknowledged = []
