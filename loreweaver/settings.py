@@ -168,6 +168,7 @@ MEDIA_STORAGE = env_choice("MEDIA_STORAGE", "filesystem", ("filesystem", "s3"))
 MEDIA_ROOT = DATA_DIR / "media"
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 
 if MEDIA_STORAGE == "s3":
@@ -197,6 +198,10 @@ STORAGES = {
     "default": _media_backend,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+
+# A freshly minted key travels to the operator's browser in a flash message: keep it in
+# the (signed) cookie, never in the session table.
+MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
 
 # --- Auth, i18n ---------------------------------------------------------------------
 

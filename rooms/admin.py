@@ -1,1 +1,172 @@
-# Register your models here.
+"""The operator console: rooms (read-only, with who is online and the recent story)
+and access keys (minted here, shown once; never the last keeper key lost)."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from rooms import coordination, services
+from rooms.forms import KeyChangeForm, KeyMintForm
+from rooms.models import AccessKey, Role, Room, TranscriptEntry
+
+RECENT_LINES = 50
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the table writes; operators look, they do not edit."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Room)
+class RoomAdmin(ReadOnlyAdmin):
+    list_display = ["name", "members_online", "key_count", "line_count", "created_at"]
+    search_fields = ["name"]
+    readonly_fields = ["name", "created_at", "members_online", "recent_transcript"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(key_count=Count("keys", distinct=True), line_count=Count("transcript", distinct=True))
+        )
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        response = super().changelist_view(request, extra_context)
+        # One read of the shared presence for the whole page, not one per row.
+        rows = getattr(response, "context_data", {}).get("cl")
+        if rows is not None:
+            self._online = coordination.online_counts([room.pk for room in rows.result_list])
+        return response
+
+    @admin.display(description="online")
+    def members_online(self, room: Room) -> int:
+        online = getattr(self, "_online", None)
+        if online is not None and room.pk in online:
+            return online[room.pk]
+        return coordination.online_counts([room.pk])[room.pk]
+
+    @admin.display(description="keys", ordering="key_count")
+    def key_count(self, room: Room) -> int:
+        return room.key_count
+
+    @admin.display(description="story lines", ordering="line_count")
+    def line_count(self, room: Room) -> int:
+        return room.line_count
+
+    @admin.display(description=f"last {RECENT_LINES} story lines")
+    def recent_transcript(self, room: Room) -> str:
+        lines = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:RECENT_LINES])
+        if not lines:
+            return "No story yet."
+        return format_html(
+            "<ol class='transcript'>{}</ol>",
+            format_html_join(
+                "",
+                "<li><b>{}</b> <small>{}</small><br>{}</li>",
+                ((line.name or line.speaker, line.created_at, line.text) for line in reversed(lines)),
+            ),
+        )
+
+
+@admin.register(TranscriptEntry)
+class TranscriptEntryAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "room", "speaker", "name", "short_text"]
+    list_filter = ["speaker", "room"]
+    list_select_related = ["room"]
+    search_fields = ["text", "name"]
+
+    @admin.display(description="text")
+    def short_text(self, entry: TranscriptEntry) -> str:
+        return entry.text[:120]
+
+
+@admin.register(AccessKey)
+class AccessKeyAdmin(admin.ModelAdmin):
+    list_display = ["name", "room", "role", "key_masked", "public_id", "created_at"]
+    list_filter = ["role", "room"]
+    list_select_related = ["room"]
+    search_fields = ["name", "room__name"]
+    readonly_fields = ["room", "key_masked", "member_id", "public_id", "created_at"]
+
+    def get_form(self, request: HttpRequest, obj: AccessKey | None = None, **kwargs: object):
+        kwargs["form"] = KeyChangeForm if obj is not None else KeyMintForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
+        if obj is None:
+            return ["room", "new_room", "name", "role"]
+        return ["room", "name", "role", "key_masked", "member_id", "public_id", "created_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
+        return self.readonly_fields if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: AccessKey, form: KeyMintForm, change: bool) -> None:
+        if change:
+            services.key_update(
+                access_key=obj, name=form.cleaned_data["name"], role=form.cleaned_data["role"]
+            )
+            return
+        minted = services.key_mint(
+            room=form.room_name(), name=form.cleaned_data["name"], role=form.cleaned_data["role"]
+        )
+        obj.pk, obj.room = minted.access_key.pk, minted.access_key.room
+        messages.warning(
+            request,
+            format_html(
+                "New {} key for {} in room {}: <code>{}</code> — copy it now; it is not stored "
+                "and will not be shown again.",
+                minted.access_key.role,
+                minted.access_key.name,
+                minted.access_key.room.name,
+                minted.key,
+            ),
+        )
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context: dict | None = None):
+        key = self.get_object(request, object_id)
+        if key is not None and key.is_last_keeper():
+            messages.error(request, _last_keeper_message(key))
+            return HttpResponseRedirect(reverse("admin:rooms_accesskey_change", args=[key.pk]))
+        return super().delete_view(request, object_id, extra_context)
+
+    def delete_model(self, request: HttpRequest, obj: AccessKey) -> None:
+        services.key_delete(access_key=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
+        doomed = list(queryset.select_related("room"))
+        for room_id in {key.room_id for key in doomed if key.is_keeper}:
+            remaining = AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).exclude(
+                pk__in=[key.pk for key in doomed]
+            )
+            if not remaining.exists():
+                room = next(key.room for key in doomed if key.room_id == room_id)
+                messages.error(
+                    request, f"Nothing was deleted: room {room.name} would lose its last keeper key."
+                )
+                request.deletion_refused = True
+                return
+        queryset.delete()
+
+    def message_user(
+        self, request: HttpRequest, message: str, level: int = messages.INFO, *args, **kwargs
+    ) -> None:
+        # When deleting was refused, do not claim success on top of the refusal.
+        if level == messages.SUCCESS and getattr(request, "deletion_refused", False):
+            return
+        super().message_user(request, message, level, *args, **kwargs)
+
+
+def _last_keeper_message(key: AccessKey) -> str:
+    return (
+        f"{key.name} holds the last keeper key of room {key.room.name}: mint another keeper key "
+        "before deleting or demoting it."
+    )

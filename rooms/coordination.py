@@ -112,6 +112,11 @@ class _RedisStore(_Store):
     async def incr(self, key: str) -> int:
         return int(await self._client().incr(self._prefix + key))
 
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
 
 _shared: Coordination | None = None
 
@@ -311,3 +316,23 @@ class Coordination:
         """
         lease = await self.store.get(f"turn:{room_id}:lease")
         return lease.get("actor") if lease and lease.get("busy") else None
+
+
+def online_counts(room_ids: list[int]) -> dict[int, int]:
+    """How many members are online in each room, read synchronously (for the admin)."""
+    from asgiref.sync import async_to_sync
+
+    async def count() -> dict[int, int]:
+        # A short-lived store on this call's own event loop; the shared one belongs to
+        # the server's loop.
+        store = (
+            _RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else _LocalStore()
+        )
+        coordination = Coordination(store)
+        try:
+            return {room_id: len(await coordination.online_members(room_id)) for room_id in room_ids}
+        finally:
+            if isinstance(store, _RedisStore):
+                await store.close()
+
+    return async_to_sync(count)()

@@ -54,6 +54,11 @@ class AccessKey(models.Model):
     def is_keeper(self) -> bool:
         return self.role == Role.KEEPER
 
+    def is_last_keeper(self) -> bool:
+        """Whether this is its room's only keeper key (which must stay, or the room is lost)."""
+        others = AccessKey.objects.filter(room_id=self.room_id, role=Role.KEEPER).exclude(pk=self.pk)
+        return self.is_keeper and not others.exists()
+
 
 class Speaker(models.TextChoices):
     PLAYER = "player", "player"

@@ -85,10 +85,6 @@ def key_lookup(key: str) -> AccessKey | None:
     return AccessKey.objects.select_related("room").filter(digest=key_digest(key)).first()
 
 
-def _keeper_count(room_id: int) -> int:
-    return AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).count()
-
-
 def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:
     """Rename a key or change its role, refusing to demote the room's last keeper key."""
     with transaction.atomic():
@@ -97,7 +93,7 @@ def key_update(*, access_key: AccessKey, name: str | None = None, role: str | No
         current = next(k for k in locked if k.pk == access_key.pk)
         if role is not None:
             role = _clean_role(role)
-            if current.is_keeper and role != Role.KEEPER and _keeper_count(current.room_id) <= 1:
+            if role != Role.KEEPER and current.is_last_keeper():
                 raise LastKeeperError()
             current.role = role
         if name is not None:
@@ -110,7 +106,7 @@ def key_delete(*, access_key: AccessKey) -> None:
     """Delete a key, refusing to delete the room's last keeper key."""
     with transaction.atomic():
         list(AccessKey.objects.select_for_update().filter(room_id=access_key.room_id))
-        if access_key.is_keeper and _keeper_count(access_key.room_id) <= 1:
+        if access_key.is_last_keeper():
             raise LastKeeperError()
         AccessKey.objects.filter(pk=access_key.pk).delete()
 
