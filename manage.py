@@ -1,22 +1,20 @@
 #!/usr/bin/env python
-"""Django's command-line utility for administrative tasks."""
+"""Django's command-line utility, with configuration errors reported in one line."""
 
 import os
 import sys
 
 
-def main():
-    """Run administrative tasks."""
+def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "loreweaver.settings")
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management import execute_from_command_line
+
     try:
-        from django.core.management import execute_from_command_line
-    except ImportError as exc:
-        raise ImportError(
-            "Couldn't import Django. Are you sure it's installed and "
-            "available on your PYTHONPATH environment variable? Did you "
-            "forget to activate a virtual environment?"
-        ) from exc
-    execute_from_command_line(sys.argv)
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as exc:
+        sys.stderr.write(f"Configuration error: {exc}\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

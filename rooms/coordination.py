@@ -10,6 +10,7 @@ mutex built on the store's atomic `add` (SET NX on Redis).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -36,6 +37,8 @@ TURN_LEASE_TTL = 15
 # A ticket at the head of the queue must claim its turn within this many seconds,
 # else it belongs to a process that died and the queue moves on.
 TURN_CLAIM_GRACE = 10.0
+# The longest a waiter on another process sleeps between two looks at the queue.
+TURN_POLL_MAX = 0.02
 
 
 class _Store:
@@ -146,6 +149,22 @@ class Coordination:
 
     def __init__(self, store: _Store) -> None:
         self.store = store
+        # Wakes this process's waiters as soon as a turn here ends; waiters on other
+        # processes notice by polling, with a short backoff.
+        self._turn_ended: dict[tuple[int, int], asyncio.Event] = {}
+
+    def _turn_ended_event(self, room_id: int) -> asyncio.Event:
+        key = (id(asyncio.get_running_loop()), room_id)
+        event = self._turn_ended.get(key)
+        if event is None:
+            event = self._turn_ended[key] = asyncio.Event()
+        return event
+
+    def _announce_turn_ended(self, room_id: int) -> None:
+        key = (id(asyncio.get_running_loop()), room_id)
+        event = self._turn_ended.pop(key, None)
+        if event is not None:
+            event.set()
 
     @asynccontextmanager
     async def mutex(self, name: str) -> AsyncIterator[None]:
@@ -288,8 +307,10 @@ class Coordination:
             if not notified and on_queued is not None:
                 notified = True
                 await on_queued()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            ended = self._turn_ended_event(room_id)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), delay)
+            delay = min(delay * 2, TURN_POLL_MAX)
 
         async def keep_lease() -> None:
             while True:
@@ -307,6 +328,7 @@ class Coordination:
                 lease = await self.store.get(lease_key)
                 if lease is not None and lease.get("ticket") == ticket:
                     await self.store.delete(lease_key)
+            self._announce_turn_ended(room_id)
 
     async def busy_actor(self, room_id: int) -> str | None:
         """Whose Keeper turn is running in the room, if one is (a joiner is told `busy`).

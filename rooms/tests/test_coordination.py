@@ -75,31 +75,33 @@ async def test_a_bucket_refills_over_time(shared, room_id):
 
 async def test_turns_run_one_at_a_time_in_arrival_order(shared, room_id):
     order: list[str] = []
-    queued: list[str] = []
     running = 0
     peak = 0
+    arrived = {name: asyncio.Event() for name in (f"t{n}" for n in range(6))}
+    release = asyncio.Event()
 
     async def turn(name: str) -> None:
         nonlocal running, peak
 
         async def on_queued() -> None:
-            queued.append(name)
+            arrived[name].set()
 
         async with shared.room_turn(room_id, name, on_queued):
+            arrived[name].set()
             running += 1
             peak = max(peak, running)
             order.append(name)
-            await asyncio.sleep(0.01)
+            await release.wait()
             running -= 1
 
-    names = [f"t{n}" for n in range(6)]
     tasks = []
-    for name in names:
+    for name in arrived:
         tasks.append(asyncio.create_task(turn(name)))
-        await asyncio.sleep(0.001)  # arrive in this order
+        await arrived[name].wait()  # holds its ticket (or the turn) before the next arrives
+    assert order == ["t0"], "the others are queued behind the first"
+    release.set()
     await asyncio.gather(*tasks)
-    assert order == names and peak == 1
-    assert sorted(queued) == names[1:], "everyone but the first had to wait"
+    assert order == list(arrived) and peak == 1
 
 
 async def test_a_dead_holders_turn_is_skipped_after_its_lease_and_grace(shared, room_id):

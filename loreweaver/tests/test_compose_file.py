@@ -1,0 +1,82 @@
+"""docker-compose.yml gives a working hosted table (it cannot run here: read it instead)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+TABLE = ("web", "iroh")
+
+
+def _command(service: str) -> str:
+    command = SERVICES[service].get("command", "")
+    return " ".join(command) if isinstance(command, list) else command
+
+
+def test_the_hosted_stack_has_its_five_services_and_a_bucket_job():
+    assert {"web", "iroh", "postgres", "redis", "minio", "createbuckets"} <= set(SERVICES)
+
+
+def test_web_runs_migrations_then_daphne_without_iroh_and_the_sidecar_runs_iroh():
+    assert re.search(r"manage\.py migrate .*&& python manage\.py serve .*--no-iroh", _command("web"))
+    assert "--host 0.0.0.0" in _command("web")
+    assert _command("iroh") == "python manage.py iroh_serve"
+    for name in ("serve", "iroh_serve", "mint_key"):
+        assert (ROOT / "rooms" / "management" / "commands" / f"{name}.py").exists()
+
+
+def test_both_table_processes_share_postgres_redis_and_s3():
+    bucket_job = SERVICES["createbuckets"]["entrypoint"]
+    for service in TABLE:
+        env = SERVICES[service]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://") and "@postgres:5432/" in env["DATABASE_URL"]
+        assert env["REDIS_URL"] == "redis://redis:6379/0"
+        assert env["MEDIA_STORAGE"] == "s3"
+        assert env["AWS_S3_ENDPOINT_URL"] == "http://minio:9000"
+        assert env["AWS_STORAGE_BUCKET_NAME"] in bucket_job, "the bucket the app uses is the one created"
+        assert env["DJANGO_SECRET_KEY"], "web replicas and the sidecar sign alike"
+        assert env["TRPG_DATA_DIR"] == "/data"
+    assert SERVICES["web"]["environment"]["DATABASE_URL"] == SERVICES["iroh"]["environment"]["DATABASE_URL"]
+
+
+def test_database_credentials_match_between_postgres_and_the_table():
+    postgres = SERVICES["postgres"]["environment"]
+    url = SERVICES["web"]["environment"]["DATABASE_URL"]
+    assert f"//{postgres['POSTGRES_USER']}:" in url and url.endswith("/" + postgres["POSTGRES_DB"])
+    assert postgres["POSTGRES_PASSWORD"] in url
+
+
+def test_every_service_has_a_healthcheck_or_is_a_one_shot_job_and_data_lives_in_volumes():
+    for name, service in SERVICES.items():
+        if name != "createbuckets":
+            assert "healthcheck" in service, name
+    for name in ("web", "iroh", "postgres", "redis", "minio"):
+        for volume in SERVICES[name]["volumes"]:
+            assert volume.split(":")[0] in COMPOSE["volumes"], (name, volume)
+
+
+def test_start_order_waits_for_healthy_dependencies():
+    web = SERVICES["web"]["depends_on"]
+    assert web["postgres"]["condition"] == web["redis"]["condition"] == "service_healthy"
+    assert web["createbuckets"]["condition"] == "service_completed_successfully"
+    assert SERVICES["iroh"]["depends_on"]["web"]["condition"] == "service_healthy"  # migrations ran
+    assert SERVICES["createbuckets"]["depends_on"]["minio"]["condition"] == "service_healthy"
+
+
+def test_the_ports_players_reach_are_published():
+    assert "8765:8765" in SERVICES["web"]["ports"]
+    assert "4433:4433/udp" in SERVICES["iroh"]["ports"]
+    assert SERVICES["iroh"]["environment"]["TRPG_IROH__BIND"] == "0.0.0.0:4433"
+
+
+def test_the_image_installs_the_pinned_requirements():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "pip install --no-cache-dir -r requirements.txt" in dockerfile
+    assert "TRPG_DATA_DIR=/data" in dockerfile
+    for service in TABLE:
+        assert SERVICES[service]["build"] == "."
