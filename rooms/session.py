@@ -281,7 +281,7 @@ class SessionCore:
         )
 
         self.send(self._welcome())
-        self.send(await self._presence())
+        self.send(await self._presence(seat))
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
@@ -291,7 +291,7 @@ class SessionCore:
         )
         for replayed in replay.frames:
             self.send(replayed)
-        self.send(await self._state())
+        self.send(await self._state(seat))
         self.send({"type": "ui_manifest", "panels": []})
 
         held, self._held = self._held, None
@@ -337,7 +337,11 @@ class SessionCore:
             if self._held is not None:
                 self._held.append(message)
                 continue
-            await self._on_room_message(message)
+            try:
+                await self._on_room_message(message)
+            except Exception:
+                # One bad message must not deafen the connection to the rest of the room.
+                log.exception("connection=%s could not handle %s", self.connection_id, message.get("type"))
 
     async def _on_room_message(self, message: dict) -> None:
         seat = self.seat
@@ -345,38 +349,37 @@ class SessionCore:
             return
         kind = message.get("type")
         if kind == "room.frame":
-            if self._may_see(message):
+            if self._may_see(seat, message):
                 self.send(message["frame"])
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
-                self.send(await self._presence())
-                self.send(await self._state())
+                self.send(await self._presence(seat))
+                self.send(await self._state(seat))
         elif kind == "room.state":
-            self.send(await self._state())
+            self.send(await self._state(seat))
 
-    def _may_see(self, message: dict) -> bool:
-        assert self.seat is not None
+    @staticmethod
+    def _may_see(seat: Seat, message: dict) -> bool:
         if message.get("audience", Audience.EVERYONE) == Audience.EVERYONE:
             return True
         named = message.get("member_id")
-        return self.seat.is_keeper or (bool(named) and named == self.seat.member.member_id)
+        return seat.is_keeper or (bool(named) and named == seat.member.member_id)
 
-    async def _presence(self) -> dict:
-        assert self.seat is not None
-        members = await coordination.shared().online_members(self.seat.room_id)
+    @staticmethod
+    async def _presence(seat: Seat) -> dict:
+        members = await coordination.shared().online_members(seat.room_id)
         return {
             "type": "presence",
             "players": [{"id": m.member_id, "name": m.name, "online": True} for m in members],
             "online": len(members),
         }
 
-    async def _state(self) -> dict:
-        assert self.seat is not None
-        members = await coordination.shared().online_members(self.seat.room_id)
-        viewer = Viewer(self.seat.member.member_id, self.seat.is_keeper, self.locale)
+    async def _state(self, seat: Seat) -> dict:
+        members = await coordination.shared().online_members(seat.room_id)
+        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
         return await database_sync_to_async(build_state)(
-            room_id=self.seat.room_id,
+            room_id=seat.room_id,
             viewer=viewer,
             online=[(m.member_id, m.name) for m in members],
         )

@@ -102,8 +102,10 @@ async def test_the_room_bucket_limits_a_room_of_many_members(limited_server):
     try:
         for client, key in zip(clients, keys, strict=True):
             await client.join(key)
-        for client in clients:  # one line each: no member bucket is empty, the room's is
-            await client.say("hello")
+        for n, client in enumerate(clients[:-1]):  # one line each: no member bucket runs dry
+            await client.say(f"hello {n}")
+            await client.expect("narrative", text=f"hello {n}")
+        await clients[-1].say("one more")  # ... but the room's does
         error = await clients[-1].expect("error")
         assert error["code"] == "rate_limited"
     finally:
