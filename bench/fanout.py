@@ -59,7 +59,8 @@ asyncio.run(main())
 
 
 async def run_workload(url: str, keys_by_room: list[list[str]], lines: int) -> tuple[int, float]:
-    """Every member says `lines` lines; returns (story lines delivered, seconds)."""
+    """Every member says `lines` lines, each once its previous one came back (as a
+    person at a keyboard would, only faster); returns (story lines delivered, seconds)."""
     sockets = []
     for keys in keys_by_room:
         for key in keys:
@@ -70,22 +71,26 @@ async def run_workload(url: str, keys_by_room: list[list[str]], lines: int) -> t
             sockets.append(socket)
     expected_each = MEMBERS * lines
     delivered = 0
+    own_line_back: dict[int, asyncio.Queue] = {i: asyncio.Queue() for i in range(len(sockets))}
 
-    async def read(socket: websockets.ClientConnection) -> None:
+    async def read(socket: websockets.ClientConnection, member: int) -> None:
         nonlocal delivered
         seen = 0
         while seen < expected_each:
             frame = json.loads(await socket.recv())
             if frame["type"] == "narrative" and frame.get("speaker") == "player":
                 seen += 1
+                if frame["text"].startswith(f"member {member} "):
+                    own_line_back[member].put_nowait(True)
         delivered += seen
 
     async def talk(socket: websockets.ClientConnection, member: int) -> None:
         for n in range(lines):
             await socket.send(json.dumps({"type": "input", "text": f"member {member} line {n}"}))
+            await own_line_back[member].get()
 
     start = time.perf_counter()
-    readers = [asyncio.create_task(read(s)) for s in sockets]
+    readers = [asyncio.create_task(read(s, i)) for i, s in enumerate(sockets)]
     await asyncio.gather(*(talk(s, i) for i, s in enumerate(sockets)))
     await asyncio.wait_for(asyncio.gather(*readers), 600)
     elapsed = time.perf_counter() - start

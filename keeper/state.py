@@ -22,7 +22,8 @@ class Viewer:
 def build_state(*, room_id: int, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
     """The `state` frame for one viewer. `online` lists (member_id, name) of connected members.
 
-    Runs in a worker thread (it reads the database as the game grows).
+    A projection, run on the event loop for every viewer after every turn: what it
+    needs from the database is read once per refresh before it is called.
     """
     return {
         "type": "state",

@@ -99,8 +99,13 @@ TEMPLATES = [
 # --- Database --------------------------------------------------------------------
 
 DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "sqlite"))
+# Connections are kept between queries (the server's worker thread reuses its own);
+# health checks replace one the database dropped.
+_CONN_MAX_AGE = env_int("TRPG_DB_CONN_MAX_AGE", 600, minimum=0)
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True)
+    }
 else:
     DATABASES = {
         "default": {
@@ -113,6 +118,8 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
             },
+            "CONN_MAX_AGE": _CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 

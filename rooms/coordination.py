@@ -175,10 +175,10 @@ class Coordination:
         """
         key = f"mutex:{name}"
         token = uuid.uuid4().hex
-        delay = 0.001
+        delay = 0.0005
         while not await self.store.add(key, token, MUTEX_TTL):
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.02)
+            delay = min(delay * 2, 0.005)
         try:
             yield
         finally:
@@ -264,14 +264,23 @@ class Coordination:
     # --- the room turn queue ----------------------------------------------------------------
 
     async def _serving(self, room_id: int) -> dict:
-        state = await self.store.get(f"turn:{room_id}:serving")
+        key = f"turn:{room_id}:serving"
+        state = await self.store.get(key)
         if state is None:
-            state = {"ticket": 1, "since": time.time()}
-            await self.store.set(f"turn:{room_id}:serving", state, None)
+            await self.store.add(key, {"ticket": 1, "since": time.time()}, None)
+            state = await self.store.get(key)
         return state
 
     async def _serve_next(self, room_id: int, ticket: int) -> None:
         await self.store.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
+
+    async def _holder_dead(self, room_id: int, serving: dict) -> bool:
+        """Whether the ticket being served belongs to nobody alive (it has had its grace
+        to claim the turn, and holds no live lease)."""
+        if time.time() - serving["since"] <= TURN_CLAIM_GRACE:
+            return False
+        lease = await self.store.get(f"turn:{room_id}:lease")
+        return lease is None or lease.get("ticket") != serving["ticket"]
 
     @asynccontextmanager
     async def room_turn(
@@ -282,28 +291,29 @@ class Coordination:
         Tickets are served FIFO. The holder keeps a lease alive while it runs; a holder
         (or a queued ticket) whose process died is skipped once its lease or claim grace
         runs out, so a crash never wedges the table. `on_queued` is awaited once if this
-        turn had to wait behind another.
+        turn had to wait behind another. Waiting is a plain read of the queue; the
+        room's mutex is taken only to claim the turn or to skip a dead one.
         """
         ticket = await self.store.incr(f"turn:{room_id}:next")
         lease_key = f"turn:{room_id}:lease"
         notified = False
         delay = 0.002
         while True:
-            async with self.mutex(f"turn:{room_id}"):
-                serving = await self._serving(room_id)
-                if serving["ticket"] == ticket:
-                    await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
-                    break
-                if serving["ticket"] > ticket:
-                    # Skipped as dead (this process stalled past the grace): queue again.
-                    ticket = await self.store.incr(f"turn:{room_id}:next")
-                    continue
-                lease = await self.store.get(lease_key)
-                holder_alive = lease is not None and lease.get("ticket") == serving["ticket"]
-                if not holder_alive and time.time() - serving["since"] > TURN_CLAIM_GRACE:
-                    log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
-                    await self._serve_next(room_id, serving["ticket"])
-                    continue
+            serving = await self._serving(room_id)
+            if serving["ticket"] > ticket:
+                # Skipped as dead (this process stalled past the grace): queue again.
+                ticket = await self.store.incr(f"turn:{room_id}:next")
+                continue
+            if serving["ticket"] == ticket or await self._holder_dead(room_id, serving):
+                async with self.mutex(f"turn:{room_id}"):
+                    serving = await self._serving(room_id)
+                    if serving["ticket"] == ticket:
+                        await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+                        break
+                    if serving["ticket"] < ticket and await self._holder_dead(room_id, serving):
+                        log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
+                        await self._serve_next(room_id, serving["ticket"])
+                        continue
             if not notified and on_queued is not None:
                 notified = True
                 await on_queued()

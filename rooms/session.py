@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.conf import settings
 
 from keeper.state import Viewer, build_state
@@ -102,9 +101,9 @@ class SessionCore:
         self._tasks: list[asyncio.Task] = []
         self._closing = False
         self._counted = False
-        self._channel: str | None = None
-        # While a joiner's replay is read and sent, live room messages wait here.
-        self._held: list[dict] | None = None
+        # Room messages, in arrival order. Filled from the moment of join; read only
+        # once the joiner's replay is sent, so live frames follow it, in order, once.
+        self._inbox: asyncio.Queue[dict] = asyncio.Queue()
         self._deadline: asyncio.Task | None = None
         self._inputs: asyncio.Queue[str] = asyncio.Queue()
         self._turn_worker: asyncio.Task | None = None
@@ -183,9 +182,8 @@ class SessionCore:
             gate.leave()
             self._counted = False
         seat, self.seat = self.seat, None
-        if self._channel is not None and seat is not None:
-            await get_channel_layer().group_discard(hub.group_name(seat.room_id), self._channel)
         if seat is not None:
+            await hub.local_hub.detach(seat.room_id, self)
             await coordination.shared().presence_remove(seat.room_id, self.connection_id)
             await hub.publish_presence_changed(seat.room_id)
 
@@ -266,11 +264,7 @@ class SessionCore:
         member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
         seat = Seat(access_key.room_id, access_key.room.name, member)
         self.seat = seat
-        self._held = []
-        layer = get_channel_layer()
-        self._channel = await layer.new_channel()
-        await layer.group_add(hub.group_name(seat.room_id), self._channel)
-        self._tasks.append(asyncio.create_task(self._listen()))
+        await hub.local_hub.attach(seat.room_id, self)
         await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
         log.info(
             "join room=%s member=%s role=%s carrier=%s",
@@ -281,7 +275,8 @@ class SessionCore:
         )
 
         self.send(self._welcome())
-        self.send(await self._presence(seat))
+        online = await hub.room_reads.online(seat.room_id, None)
+        self.send(self._presence(online))
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
@@ -291,14 +286,10 @@ class SessionCore:
         )
         for replayed in replay.frames:
             self.send(replayed)
-        self.send(await self._state(seat))
+        self.send(self._state(seat, await hub.room_reads.online(seat.room_id, None)))
         self.send({"type": "ui_manifest", "panels": []})
 
-        held, self._held = self._held, None
-        for message in held:
-            if self._shown_in_replay(message, replay):
-                continue
-            await self._on_room_message(message)
+        self._tasks.append(asyncio.create_task(self._read_inbox(replay)))
 
     def _welcome(self) -> dict:
         assert self.seat is not None
@@ -330,12 +321,14 @@ class SessionCore:
 
     # --- room messages ------------------------------------------------------------------------
 
-    async def _listen(self) -> None:
-        layer = get_channel_layer()
+    def room_message(self, message: dict) -> None:
+        """Take one message of the room (called by the hub; never blocks)."""
+        self._inbox.put_nowait(message)
+
+    async def _read_inbox(self, replay: selectors.Replay) -> None:
         while True:
-            message = await layer.receive(self._channel)
-            if self._held is not None:
-                self._held.append(message)
+            message = await self._inbox.get()
+            if self._shown_in_replay(message, replay):
                 continue
             try:
                 await self._on_room_message(message)
@@ -354,10 +347,11 @@ class SessionCore:
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
-                self.send(await self._presence(seat))
-                self.send(await self._state(seat))
+                online = await hub.room_reads.online(seat.room_id, message.get("refresh"))
+                self.send(self._presence(online))
+                self.send(self._state(seat, online))
         elif kind == "room.state":
-            self.send(await self._state(seat))
+            self.send(self._state(seat, await hub.room_reads.online(seat.room_id, message.get("refresh"))))
 
     @staticmethod
     def _may_see(seat: Seat, message: dict) -> bool:
@@ -367,21 +361,17 @@ class SessionCore:
         return seat.is_keeper or (bool(named) and named == seat.member.member_id)
 
     @staticmethod
-    async def _presence(seat: Seat) -> dict:
-        members = await coordination.shared().online_members(seat.room_id)
+    def _presence(online: list[coordination.Member]) -> dict:
         return {
             "type": "presence",
-            "players": [{"id": m.member_id, "name": m.name, "online": True} for m in members],
-            "online": len(members),
+            "players": [{"id": m.member_id, "name": m.name, "online": True} for m in online],
+            "online": len(online),
         }
 
-    async def _state(self, seat: Seat) -> dict:
-        members = await coordination.shared().online_members(seat.room_id)
+    def _state(self, seat: Seat, online: list[coordination.Member]) -> dict:
         viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
-        return await database_sync_to_async(build_state)(
-            room_id=seat.room_id,
-            viewer=viewer,
-            online=[(m.member_id, m.name) for m in members],
+        return build_state(
+            room_id=seat.room_id, viewer=viewer, online=[(m.member_id, m.name) for m in online]
         )
 
     # --- frames after join --------------------------------------------------------------------
