@@ -224,3 +224,18 @@ def coordination_of(env: ServerEnv):
     from rooms.coordination import Coordination, _RedisStore
 
     return Coordination(_RedisStore(REDIS_TEST_URL, env.redis_prefix))
+
+
+def dedicated_server(**overrides: str):
+    """A module-scoped fixture: a server of its own, started with `overrides` in its env."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory: pytest.TempPathFactory):
+        env = create_env(tmp_path_factory.mktemp("dedicated"), hosted=hosted_profile())
+        process = start_serve(env, **overrides)
+        yield process
+        process.stop()
+        destroy_env(env)
+
+    return fixture

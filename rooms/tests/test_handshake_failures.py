@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rooms.tests.clients import connect
-from rooms.tests.servers import start_serve
+from rooms.tests.servers import dedicated_server
 
 TRIES = 20
 
@@ -56,15 +56,7 @@ async def test_a_binary_first_message_gets_bad_frame_over_websocket(server):
         await _expect_error_then_close("ws", server, b"\x00\x00\x00\x02{}", "bad_frame")
 
 
-@pytest.fixture(scope="module")
-def impatient_server(tmp_path_factory):
-    from rooms.tests.servers import create_env, destroy_env, hosted_profile
-
-    env = create_env(tmp_path_factory.mktemp("impatient"), hosted=hosted_profile())
-    process = start_serve(env, TRPG_TUI__JOIN_TIMEOUT="0.3")
-    yield process
-    process.stop()
-    destroy_env(env)
+impatient_server = dedicated_server(TRPG_TUI__JOIN_TIMEOUT="0.3")
 
 
 async def test_no_join_in_time_gets_join_timeout_and_is_closed(impatient_server, carrier):
@@ -74,15 +66,7 @@ async def test_no_join_in_time_gets_join_timeout_and_is_closed(impatient_server,
         await _expect_error_then_close(carrier, impatient_server, first, "join_timeout")
 
 
-@pytest.fixture(scope="module")
-def crowded_server(tmp_path_factory):
-    from rooms.tests.servers import create_env, destroy_env, hosted_profile
-
-    env = create_env(tmp_path_factory.mktemp("crowded"), hosted=hosted_profile())
-    process = start_serve(env, TRPG_TUI__MAX_CONNECTIONS="2")
-    yield process
-    process.stop()
-    destroy_env(env)
+crowded_server = dedicated_server(TRPG_TUI__MAX_CONNECTIONS="2")
 
 
 async def test_connections_over_the_cap_get_too_many_connections_before_join(crowded_server, carrier):

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from rooms.tests.clients import WsClient, connect
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import dedicated_server
 
 
 async def _next_non_state(client):
@@ -66,13 +64,7 @@ async def test_an_unknown_command_reply_follows_the_viewers_locale(server, room)
     assert "未知指令" in reply["text"]
 
 
-@pytest.fixture(scope="module")
-def limited_server(tmp_path_factory):
-    env = create_env(tmp_path_factory.mktemp("limited"), hosted=hosted_profile())
-    process = start_serve(env, TRPG_RATE__REFILL_SECONDS="60")
-    yield process
-    process.stop()
-    destroy_env(env)
+limited_server = dedicated_server(TRPG_RATE__REFILL_SECONDS="60")
 
 
 async def test_a_sixth_quick_input_is_rate_limited_and_leaves_no_trace(limited_server, carrier):

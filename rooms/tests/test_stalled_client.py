@@ -15,22 +15,15 @@ import socket
 import struct
 
 import psutil
-import pytest
 
 from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import dedicated_server
 
 LINE = "The rain does not stop. " * 160  # about 3,800 characters, under the 4,000 cap
 FLOOD = 1500  # about 6 MB per reader: far past every bound
 
 
-@pytest.fixture(scope="module")
-def strict_server(tmp_path_factory):
-    env = create_env(tmp_path_factory.mktemp("strict"), hosted=hosted_profile())
-    process = start_serve(env, TRPG_TUI__SEND_QUEUE="64", TRPG_TUI__SEND_BUFFER_BYTES="65536")
-    yield process
-    process.stop()
-    destroy_env(env)
+strict_server = dedicated_server(TRPG_TUI__SEND_QUEUE="64", TRPG_TUI__SEND_BUFFER_BYTES="65536")
 
 
 def _stalled_websocket(ws_url: str, key: str) -> socket.socket:
