@@ -224,6 +224,8 @@ class SessionCore:
         if self._closing:
             return
         self.send_error(code, message_key=message_key, **values)
+        if self._closing:  # the error did not fit: the client is not reading at all
+            return
         self._closing = True
         self._outbox.put_nowait(_CLOSE)
 

@@ -95,3 +95,8 @@ def test_a_room_page_shows_its_story_read_only(admin_client):
     listing = admin_client.get(reverse("admin:rooms_room_changelist")).content.decode()
     assert "story" in listing
     assert TranscriptEntry.objects.count() == 1
+
+
+def test_the_console_names_itself(admin_client):
+    page = admin_client.get(reverse("admin:index")).content.decode()
+    assert "loreweaver-django · operator console" in page
