@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 
 from keeper import commands
 from rooms import coordination, hub, services
-from rooms.models import Room, Speaker
+from rooms.models import Room, Speaker, TranscriptEntry
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class TurnContext:
     queued_notice: Callable[[], None]
 
 
-def _store_utterance(room_id: int, member: coordination.Member, text: str):
+def _store_utterance(room_id: int, member: coordination.Member, text: str) -> TranscriptEntry:
     return services.transcript_append(
         room=Room(pk=room_id),
         speaker=Speaker.PLAYER,
