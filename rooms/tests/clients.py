@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import iroh
@@ -37,29 +38,30 @@ class Client:
     async def close(self) -> None:
         raise NotImplementedError
 
-    async def expect(self, frame_type: str, timeout: float = DEFAULT_TIMEOUT, **fields: Any) -> dict:
-        """Skip frames until one of `frame_type` (with `fields`) arrives; return it."""
+    async def _frames(self, timeout: float, waiting_for: str) -> AsyncIterator[dict]:
+        """Frames as they arrive, until `timeout` seconds have passed in all."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             remaining = deadline - asyncio.get_running_loop().time()
             if remaining <= 0:
-                raise TimeoutError(f"no {frame_type} {fields} within {timeout}s")
-            frame = await self.recv(remaining)
+                raise TimeoutError(f"{waiting_for}: nothing within {timeout}s")
+            yield await self.recv(remaining)
+
+    async def expect(self, frame_type: str, timeout: float = DEFAULT_TIMEOUT, **fields: Any) -> dict:
+        """Skip frames until one of `frame_type` (with `fields`) arrives; return it."""
+        async for frame in self._frames(timeout, f"{frame_type} {fields}"):
             if frame.get("type") == frame_type and all(frame.get(k) == v for k, v in fields.items()):
                 return frame
+        raise AssertionError("unreachable")
 
     async def collect_until(self, frame_type: str, timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
         """Every frame up to and including the first of `frame_type`."""
         frames = []
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise TimeoutError(f"no {frame_type} within {timeout}s; got {frames}")
-            frame = await self.recv(remaining)
+        async for frame in self._frames(timeout, frame_type):
             frames.append(frame)
             if frame.get("type") == frame_type:
                 return frames
+        raise AssertionError("unreachable")
 
     async def join(self, key: str, **extra: Any) -> list[dict]:
         """Send a join and return every frame up to the closing `ui_manifest`."""
@@ -71,16 +73,13 @@ class Client:
 
     async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
         """Read until the server closes the connection; return what arrived first."""
-        frames = []
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise TimeoutError(f"connection still open after {timeout}s; got {frames}")
-            try:
-                frames.append(await self.recv(remaining))
-            except Closed:
-                return frames
+        frames: list[dict] = []
+        try:
+            async for frame in self._frames(timeout, "the close"):
+                frames.append(frame)
+        except Closed:
+            return frames
+        raise AssertionError("unreachable")
 
     async def __aenter__(self) -> Client:
         return self
