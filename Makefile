@@ -30,6 +30,8 @@ test: lint
 
 bench: $(STAMP)
 	$(PY) bench/fanout.py $(ARGS)
+	$(PY) bench/dice.py
 
 bench-quick: $(STAMP)
 	$(PY) bench/fanout.py --quick
+	$(PY) bench/dice.py --quick

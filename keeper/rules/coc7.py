@@ -1,0 +1,134 @@
+"""Call of Cthulhu 7e: difficulty, the rank ladder with its house rules, bonus and
+penalty dice (RULES.md, "Call of Cthulhu 7e checks").
+
+House rules follow SealDice's `.setcoc` numbering: 0 is the rulebook, 1-5 the common
+variants, `dg` Delta Green. Where RULES.md is silent this module settles it so:
+a fumble needs a failed roll, except that a roll of 100 always fumbles (rule 2 aside,
+whose fumble range starts above a 96+ skill) and rule 3 fumbles 96-100 whatever the
+skill; crits under rules 2 and `dg` need a success, other rules' crit ranges apply
+as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from keeper.dice.roller import roller
+from keeper.rules.outcome import Outcome
+
+HOUSE_RULES = ("0", "1", "2", "3", "4", "5", "dg")
+DIFFICULTIES = ("regular", "hard", "extreme", "critical")
+DIFFICULTY_WORDS = {
+    "regular": "regular",
+    "普通": "regular",
+    "hard": "hard",
+    "困难": "hard",
+    "extreme": "extreme",
+    "极难": "extreme",
+    "critical": "critical",
+    "大成功": "critical",
+}
+TIERS = {"fumble": 0, "failure": 1, "regular": 2, "hard": 3, "extreme": 4, "critical": 5}
+
+
+def target_for(skill: int, difficulty: str = "regular") -> int:
+    """The number to roll under: the skill, halved for hard, a fifth for extreme, 1 for critical."""
+    return {"regular": skill, "hard": skill // 2, "extreme": skill // 5, "critical": 1}[difficulty]
+
+
+def _matching_digits(roll: int) -> bool:
+    return roll < 100 and roll % 11 == 0
+
+
+def _crit(roll: int, skill: int, success: bool, rule: str) -> bool:
+    if rule == "0":
+        return roll == 1
+    if rule == "1":
+        return roll <= (5 if skill >= 50 else 1)
+    if rule == "2":
+        return success and roll <= min(5, skill)
+    if rule == "3":
+        return roll <= 5
+    if rule == "4":
+        return roll <= min(skill // 10, 5)
+    if rule == "5":
+        return roll <= min(skill // 5, 2)
+    return roll == 1 or (success and _matching_digits(roll))  # dg
+
+
+def _fumble(roll: int, skill: int, target: int, success: bool, rule: str) -> bool:
+    if rule == "3":
+        return roll >= 96
+    if rule == "2":
+        return not success and roll >= (skill + 1 if skill >= 96 else 96)
+    if roll == 100:
+        return True
+    if success:
+        return False
+    if rule in ("0", "1"):
+        return roll >= 96 and target < 50
+    if rule == "4":
+        return roll >= min(96 + skill // 10, 100)
+    if rule == "5":
+        return roll >= (96 if skill < 50 else 99)
+    return _matching_digits(roll)  # dg
+
+
+def grade(roll: int, skill: int, difficulty: str = "regular", rule: str = "0") -> Outcome:
+    """Grade a d100 roll (1..100) against a skill under a difficulty and a house rule."""
+    target = target_for(skill, difficulty)
+    success = roll <= target
+    margin = target - roll
+    if _crit(roll, skill, success, rule):
+        rank = "critical"
+    elif _fumble(roll, skill, target, success, rule):
+        rank = "fumble"
+    elif not success:
+        rank = "failure"
+    elif rule == "dg":
+        rank = "regular"  # Delta Green has no hard or extreme successes
+    elif roll <= skill // 5:
+        rank = "extreme"
+    elif roll <= skill // 2:
+        rank = "hard"
+    else:
+        rank = "regular"
+    return Outcome(
+        id=rank,
+        success=rank in ("critical", "extreme", "hard", "regular"),
+        critical=rank == "critical",
+        fumble=rank == "fumble",
+        tier=TIERS[rank],
+        margin=margin,
+    )
+
+
+@dataclass(frozen=True)
+class PercentileRoll:
+    """A d100 roll with bonus or penalty dice: every candidate, and the one kept."""
+
+    value: int
+    units: int
+    tens: list[int]
+    bonus: int
+    penalty: int
+
+
+def d100_value(tens: int, units: int) -> int:
+    """Tens 00-90 and units 0-9 make 1..100; 00 with 0 is 100, the worst roll."""
+    value = tens + units
+    return 100 if value == 0 else value
+
+
+def roll_d100(bonus: int = 0, penalty: int = 0) -> PercentileRoll:
+    """Roll d100 with bonus/penalty tens dice (they cancel one for one).
+
+    Bonus keeps the candidate with the lowest full value, penalty the highest; full
+    values are compared, so tens 0 with units 0 (= 100) is the worst candidate.
+    """
+    net = bonus - penalty
+    units = roller().die(10) - 1
+    tens = [roller().tens() for _ in range(1 + abs(net))]
+    candidates = [d100_value(t, units) for t in tens]
+    value = min(candidates) if net > 0 else max(candidates)
+    return PercentileRoll(value=value, units=units, tens=tens, bonus=max(net, 0), penalty=max(-net, 0))
