@@ -1,13 +1,15 @@
 """The per-viewer `state` snapshot.
 
-Characters, initiative, rule systems and module variables arrive with the game-core
-and Keeper issues; the shape and the per-viewer rule are fixed here.
+Characters, initiative and module variables arrive with the game-core and Keeper
+issues; the shape, the per-viewer rule and the discovered rule systems are here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from keeper.rules.packs import catalog
 
 
 @dataclass(frozen=True)
@@ -30,5 +32,5 @@ def build_state(*, room_id: int, viewer: Viewer, online: Sequence[tuple[str, str
         "party": [],
         "initiative": [],
         "online": len(online),
-        "systems": [],
+        "systems": catalog().systems(),
     }

@@ -240,6 +240,8 @@ TRPG_RATE_REFILL_SECONDS = env_float("TRPG_RATE__REFILL_SECONDS", 2.0, minimum=0
 TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)
 TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
 TRPG_REPLAY_ENTRIES = 30
+# Community rule packs (YAML) beside the built-in coc7 and dnd5e.
+TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")

@@ -25,6 +25,8 @@ async def test_a_good_key_gets_welcome_then_presence_state_and_an_empty_manifest
     assert frames[-1]["panels"] == []
     state = frames[-2]
     assert state["initiative"] == [] and state["online"] == 1 and "party" in state
+    assert {"id": "coc7", "make_char": "coc"} in state["systems"]  # checklist 127
+    assert {"id": "dnd5e", "make_char": "dnd"} in state["systems"]
 
 
 async def test_join_name_does_not_change_the_member_name(server, room, carrier):

@@ -1,0 +1,201 @@
+"""Loading rule packs: each is validated whole, and a bad one is refused with a message
+that names the file and the field, never half-loaded."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+log = logging.getLogger(__name__)
+
+BUILT_IN_DIR = Path(__file__).resolve().parent.parent / "packs"
+BUILT_IN = ("coc7", "dnd5e")
+LADDERS = ("coc7", "dnd5e")
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class PackError(ValueError):
+    """A pack that cannot be used; the message names the file and the field."""
+
+
+class Localized(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    en: str = Field(min_length=1)
+    zh: str | None = None
+
+    def pick(self, locale: str) -> str:
+        return (self.zh if locale == "zh" else None) or self.en
+
+
+class Check(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    roll: str
+    target: str
+    ladder: str
+    house_rules: list[str] = []
+    default_house_rule: str = ""
+
+    @field_validator("roll")
+    @classmethod
+    def _roll(cls, value: str) -> str:
+        if value not in ("d100", "d20"):
+            raise ValueError("must be d100 (roll under) or d20 (roll over)")
+        return value
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, value: str) -> str:
+        if value not in ("skill", "dc"):
+            raise ValueError("must be skill or dc")
+        return value
+
+    @field_validator("ladder")
+    @classmethod
+    def _ladder(cls, value: str) -> str:
+        if value not in LADDERS:
+            raise ValueError(f"must be one of {', '.join(LADDERS)}")
+        return value
+
+
+class Resource(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    label: Localized
+    max: str | int | None = None
+
+
+class Sheet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    attributes: list[str] = Field(min_length=1)
+    resources: list[Resource] = []
+    derived: dict[str, str] = {}
+    creation: dict[str, str] = {}
+    starting: dict[str, str | int] = {}
+    aliases: dict[str, str] = {}
+
+    @field_validator("attributes")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not _KEY.match(name):
+                raise ValueError(f"{name!r} is not a valid attribute name")
+        if len(set(names)) != len(names):
+            raise ValueError("an attribute is listed twice")
+        return names
+
+
+class Initiative(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    roll: str
+    add: str | None = None
+    tiebreak: str | None = None
+
+
+class Pack(BaseModel):
+    """One rule system, as its pack file declares it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    name: Localized
+    make_char: str | None = None
+    default_die: str
+    check: Check
+    difficulties: dict[str, list[str]] = {}
+    sheet: Sheet
+    subsystems: list[str] = []
+    initiative: Initiative | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not re.match(r"^[a-z][a-z0-9_-]{1,31}$", value):
+            raise ValueError("must be 2-32 lower-case letters, digits, - or _")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Pack:
+        resource_ids = {r.id for r in self.sheet.resources}
+        known = set(self.sheet.attributes) | resource_ids | set(self.sheet.derived)
+        for alias, target in self.sheet.aliases.items():
+            if target not in known:
+                raise ValueError(f"sheet.aliases.{alias}: {target!r} is neither an attribute nor a resource")
+        for name in self.sheet.creation:
+            if name not in set(self.sheet.attributes) | resource_ids:
+                raise ValueError(f"sheet.creation.{name}: not an attribute or resource of this pack")
+        if self.check.house_rules and self.check.default_house_rule not in self.check.house_rules:
+            raise ValueError("check.default_house_rule must be one of check.house_rules")
+        return self
+
+    def system_entry(self) -> dict:
+        """This pack's entry in `state.systems`."""
+        entry = {"id": self.id}
+        if self.make_char:
+            entry["make_char"] = self.make_char
+        return entry
+
+
+def load_pack(path: Path) -> Pack:
+    """Read and validate one pack file."""
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise PackError(f"{path.name}: cannot be read as YAML ({exc})") from None
+    if not isinstance(document, dict):
+        raise PackError(f"{path.name}: a pack is a mapping of fields")
+    try:
+        return Pack.model_validate(document)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"]) or "pack"
+        raise PackError(f"{path.name}: {where}: {problem['msg']}") from None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every rule system this server discovered, and the packs it refused."""
+
+    packs: dict[str, Pack]
+    refused: dict[str, str]
+
+    def systems(self) -> list[dict]:
+        """`state.systems`: every discovered system with its make_char word."""
+        return [pack.system_entry() for pack in self.packs.values()]
+
+
+def pack_dirs() -> list[Path]:
+    """Where packs are found: the built-ins, then the operator's packs directory."""
+    return [BUILT_IN_DIR, Path(settings.TRPG_PACKS_DIR)]
+
+
+@cache
+def catalog() -> Catalog:
+    """Discover the packs once per process (a refused pack is logged, not fatal)."""
+    return discover(pack_dirs())
+
+
+def discover(directories: list[Path]) -> Catalog:
+    """Load every `*.yaml` pack in `directories`; the first pack of an id wins."""
+    packs: dict[str, Pack] = {}
+    refused: dict[str, str] = {}
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.yaml")):
+            try:
+                pack = load_pack(path)
+            except PackError as exc:
+                refused[path.name] = str(exc)
+                log.warning("rule pack refused: %s", exc)
+                continue
+            if pack.id in packs:
+                refused[path.name] = f"{path.name}: id {pack.id!r} is already taken"
+                continue
+            packs[pack.id] = pack
+    return Catalog(packs=packs, refused=refused)
