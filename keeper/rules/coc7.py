@@ -11,8 +11,10 @@ as written.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from keeper.dice.expressions import roll_expression
 from keeper.dice.roller import roller
 from keeper.rules.outcome import Outcome
 
@@ -132,3 +134,67 @@ def roll_d100(bonus: int = 0, penalty: int = 0) -> PercentileRoll:
     candidates = [d100_value(t, units) for t in tens]
     value = min(candidates) if net > 0 else max(candidates)
     return PercentileRoll(value=value, units=units, tens=tens, bonus=max(net, 0), penalty=max(-net, 0))
+
+
+@dataclass(frozen=True)
+class SanityResult:
+    """A sanity check: the roll, its grade, the loss and what is left."""
+
+    roll: PercentileRoll
+    outcome: Outcome
+    loss_expr: str
+    loss: int
+    remaining: int
+    loss_rolls: list[int]
+
+    @property
+    def temporary_insanity_hint(self) -> bool:
+        """A loss of 5 or more in one go: the keeper may call for temporary insanity."""
+        return self.loss >= 5
+
+
+def maximum_of(expression: str) -> int:
+    """The highest total `expression` can roll (every die on its top face)."""
+    top = re.sub(r"(\d*)d(\d+)", lambda m: f"({int(m.group(1) or 1)}*{m.group(2)})", expression)
+    return roll_expression(top)[0].total
+
+
+def sanity_check(
+    *, sanity: int, success_loss: str, failure_loss: str, rule: str = "0", bonus: int = 0, penalty: int = 0
+) -> SanityResult:
+    """`.sc success/failure`: d100 against current SAN; a fumble loses the most it can."""
+    rolled = roll_d100(bonus, penalty)
+    outcome = grade(rolled.value, sanity, "regular", rule)
+    loss_expr = success_loss if outcome.success else failure_loss
+    if outcome.fumble:
+        loss, loss_rolls = maximum_of(failure_loss), []
+    else:
+        result = roll_expression(loss_expr)[0]
+        loss, loss_rolls = max(result.total, 0), result.rolls
+    return SanityResult(
+        roll=rolled,
+        outcome=outcome,
+        loss_expr=loss_expr,
+        loss=loss,
+        remaining=max(sanity - loss, 0),
+        loss_rolls=loss_rolls,
+    )
+
+
+def growth(skill: int) -> tuple[int, int, int]:
+    """`.en`: roll d100; above the skill or above 95, the skill grows by 1d10 (to 100 at most).
+
+    Returns (roll, gain, new skill).
+    """
+    check = roller().die(100)
+    if check > skill or check > 95:
+        gain = roller().die(10)
+        return check, gain, min(skill + gain, 100)
+    return check, 0, skill
+
+
+def opposed_winner(left: Outcome, right: Outcome) -> str:
+    """The higher tier wins; equal tiers tie (CoC). Returns left, right or tie."""
+    if left.tier != right.tier:
+        return "left" if left.tier > right.tier else "right"
+    return "tie"

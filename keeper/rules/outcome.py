@@ -9,6 +9,7 @@ LABELS = {
     "extreme": {"en": "Extreme success", "zh": "极难成功"},
     "hard": {"en": "Hard success", "zh": "困难成功"},
     "regular": {"en": "Success", "zh": "成功"},
+    "success": {"en": "Success", "zh": "成功"},
     "failure": {"en": "Failure", "zh": "失败"},
     "fumble": {"en": "Fumble", "zh": "大失败"},
 }

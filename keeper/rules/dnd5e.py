@@ -1,0 +1,63 @@
+"""D&D 5e checks: d20 + modifier against a DC (RULES.md, "D&D 5e checks")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from keeper.dice.roller import roller
+from keeper.rules.outcome import Outcome
+
+TIERS = {"fumble": 0, "failure": 1, "success": 2, "critical": 3}
+ADVANTAGE_WORDS = {"adv", "advantage", "优势"}
+DISADVANTAGE_WORDS = {"dis", "disadvantage", "劣势"}
+
+
+@dataclass(frozen=True)
+class D20Roll:
+    """The d20s rolled and the one kept (advantage keeps the higher, disadvantage the lower)."""
+
+    faces: list[int]
+    kept: int
+    mode: str  # "normal" | "advantage" | "disadvantage"
+
+
+def modifier(score: int) -> int:
+    """The ability modifier of a score: (score - 10) // 2."""
+    return (score - 10) // 2
+
+
+def roll_d20(advantage: int = 0, disadvantage: int = 0) -> D20Roll:
+    """Roll a d20; advantage and disadvantage cancel (any of each cancels all)."""
+    if advantage and not disadvantage:
+        faces = [roller().die(20), roller().die(20)]
+        return D20Roll(faces, max(faces), "advantage")
+    if disadvantage and not advantage:
+        faces = [roller().die(20), roller().die(20)]
+        return D20Roll(faces, min(faces), "disadvantage")
+    face = roller().die(20)
+    return D20Roll([face], face, "normal")
+
+
+def grade(natural: int, total: int, dc: int | None) -> Outcome | None:
+    """Grade a check: natural 20 critical, natural 1 fumble, else total against the DC.
+
+    Without a DC the roll is ungraded (None).
+    """
+    if dc is None:
+        return None
+    if natural == 20:
+        rank = "critical"
+    elif natural == 1:
+        rank = "fumble"
+    elif total >= dc:
+        rank = "success"
+    else:
+        rank = "failure"
+    return Outcome(
+        id=rank,
+        success=rank in ("critical", "success"),
+        critical=rank == "critical",
+        fumble=rank == "fumble",
+        tier=TIERS[rank],
+        margin=total - dc,
+    )
