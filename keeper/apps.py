@@ -6,3 +6,7 @@ class KeeperConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "keeper"
+
+    def ready(self) -> None:
+        # Commands register themselves with the router when their module is imported.
+        from keeper import dice_commands  # noqa: F401

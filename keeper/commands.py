@@ -1,42 +1,83 @@
 """The command router: which inputs are dot commands, and what they answer.
 
-The game-core issue fills the registry (`.r`, `.st`, ...). Until then every command
-is unknown and answered privately, never sent to the Keeper (it is usually a typo).
+Commands register themselves with `@command(...)` (see `keeper/dice_commands.py`).
+The router knows prefixes (`.`, `。`, `/`), aliases in both languages, the
+4000-character argument cap, keeper gates and unknown-command suggestions; a handler
+gets the parsed arguments and the caller, and returns a `CommandReply`.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 PREFIXES = (".", "。", "/")
+MAX_ARGUMENT_CHARS = 4000
 # A command is a prefix followed at once by a word; "... I wait" is ordinary play.
 _COMMAND = re.compile(r"^[.。/](?P<word>[^\W\d_][\w]*)", re.UNICODE)
 
-# name -> handler; filled by the game-core issue.
-REGISTRY: dict[str, object] = {}
-
-UNKNOWN = {
-    "en": "Unknown command .{word}.",
-    "zh": "未知指令 .{word}。",
-}
-SUGGEST = {
-    "en": " Did you mean: {names}?",
-    "zh": " 你是不是想输入：{names}？",
-}
-NO_COMMANDS = {
-    "en": " This table has no dot commands yet; type your action as plain text.",
-    "zh": " 本桌暂无点号指令；请直接用文字描述你的行动。",
-}
-
 
 @dataclass(frozen=True)
+class Caller:
+    """Who typed the command, as the join stamped them."""
+
+    room_id: int
+    member_id: str
+    name: str
+    is_keeper: bool
+    locale: str
+
+    def say(self, en: str, zh: str, **values: object) -> str:
+        """Pick the caller's language."""
+        return (zh if self.locale == "zh" else en).format(**values)
+
+
+@dataclass
+class DiceEvent:
+    """A dice frame a command produced: broadcast, recorded, replayed in place."""
+
+    frame: dict
+    keepers_only: bool = False  # and the caller
+
+
+@dataclass
 class CommandReply:
-    """What a command answers: a text, and whether only the caller sees it."""
+    """What a command answers: a text, whether only the caller sees it, and its dice."""
 
     text: str
     private: bool = True
+    events: list[DiceEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    aliases: tuple[str, ...]
+    handler: Callable[[str, Caller], CommandReply]
+    help_en: str
+    help_zh: str
+    keeper_only: bool = False
+
+
+REGISTRY: dict[str, Command] = {}
+_ALIASES: dict[str, Command] = {}
+
+
+def command(
+    *aliases: str, help_en: str, help_zh: str, keeper_only: bool = False
+) -> Callable[[Callable[[str, Caller], CommandReply]], Callable[[str, Caller], CommandReply]]:
+    """Register a command under its aliases (the first is its name)."""
+
+    def register(handler: Callable[[str, Caller], CommandReply]) -> Callable[[str, Caller], CommandReply]:
+        entry = Command(aliases[0], aliases, handler, help_en, help_zh, keeper_only)
+        REGISTRY[entry.name] = entry
+        for alias in aliases:
+            _ALIASES[alias.lower()] = entry
+        return handler
+
+    return register
 
 
 def command_word(text: str) -> str | None:
@@ -45,16 +86,69 @@ def command_word(text: str) -> str | None:
     return match.group("word").lower() if match else None
 
 
-def dispatch(text: str, *, locale: str) -> CommandReply | None:
+def _split(text: str) -> tuple[Command | None, str, str]:
+    """(command, word as typed, arguments). Aliases may be glued to their argument
+    (`.ra侦查`, `.r1d20`): the longest alias that starts the word wins."""
+    stripped = text.strip()[1:]
+    word = command_word(text) or ""
+    if word in _ALIASES:
+        return _ALIASES[word], word, stripped[len(word) :].strip()
+    for length in range(len(word) - 1, 0, -1):
+        prefix, rest = word[:length], stripped[length:]
+        if prefix in _ALIASES and _glued_argument(rest):
+            return _ALIASES[prefix], prefix, rest.strip()
+    return None, word, stripped[len(word) :].strip()
+
+
+def _glued_argument(rest: str) -> bool:
+    """Whether `rest` reads as an argument glued to a command (`1d20`, `侦查`, `d6`)
+    rather than as the rest of a mistyped word (`.rool` is not `.r ool`)."""
+    first = rest[:1]
+    return not (first.isascii() and first.isalpha()) or bool(re.match(r"d(\d|%|f)", rest, re.IGNORECASE))
+
+
+def dispatch(text: str, caller: Caller) -> CommandReply | None:
     """Answer a command line, or return None when `text` is ordinary play."""
-    word = command_word(text)
-    if word is None:
+    if command_word(text) is None:
         return None
-    lang = locale if locale in UNKNOWN else "en"
-    reply = UNKNOWN[lang].format(word=word)
-    close = difflib.get_close_matches(word, REGISTRY.keys(), n=3, cutoff=0.6)
+    entry, word, arguments = _split(text)
+    if entry is None:
+        return _unknown(word, caller)
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        return CommandReply(
+            caller.say(
+                "Those arguments are too long (at most {limit} characters).",
+                "参数过长（最多 {limit} 个字符）。",
+                limit=MAX_ARGUMENT_CHARS,
+            )
+        )
+    return entry.handler(arguments, caller)
+
+
+def keeper_refusal(caller: Caller) -> CommandReply:
+    """The private answer a player gets for a keeper's command."""
+    return CommandReply(caller.say("Only the keeper can do that.", "只有守秘人可以这样做。"))
+
+
+def _unknown(word: str, caller: Caller) -> CommandReply:
+    reply = caller.say("Unknown command .{word}.", "未知指令 .{word}。", word=word)
+    close = difflib.get_close_matches(word, _ALIASES.keys(), n=3, cutoff=0.5)
     if close:
-        reply += SUGGEST[lang].format(names=", ".join("." + name for name in close))
-    elif not REGISTRY:
-        reply += NO_COMMANDS[lang]
-    return CommandReply(text=reply, private=True)
+        names = ", ".join("." + name for name in close)
+        reply += caller.say(" Did you mean: {names}?", " 你是不是想输入：{names}？", names=names)
+    reply += caller.say(" Type .help for the list.", " 输入 .help 查看指令列表。")
+    return CommandReply(reply)
+
+
+def help_text(caller: Caller) -> str:
+    """Two layers: every player's commands; a keeper also sees the keeper section."""
+    lines = [caller.say("Commands:", "指令：")]
+    for entry in REGISTRY.values():
+        if not entry.keeper_only:
+            lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help_en, entry.help_zh)}")
+    if caller.is_keeper:
+        lines.append(caller.say("Keeper commands:", "守秘人指令："))
+        for entry in REGISTRY.values():
+            if entry.keeper_only:
+                lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help_en, entry.help_zh)}")
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from keeper.frames import for_viewer
 from keeper.state import Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from rooms import coordination, hub, keystore, media_channel, selectors
@@ -287,7 +288,7 @@ class SessionCore:
             room=access_key.room, member_id=member.member_id, is_keeper=seat.is_keeper
         )
         for replayed in replay.frames:
-            self.send(replayed)
+            self.send(for_viewer(replayed, self.locale))
         self.send(self._state(seat, await hub.room_reads.online(seat.room_id, None)))
         self.send({"type": "ui_manifest", "panels": []})
 
@@ -345,7 +346,7 @@ class SessionCore:
         kind = message.get("type")
         if kind == "room.frame":
             if self._may_see(seat, message):
-                self.send(message["frame"])
+                self.send(for_viewer(message["frame"], self.locale))
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:

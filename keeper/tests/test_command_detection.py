@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from keeper.commands import command_word, dispatch
+from keeper.commands import Caller, command_word, dispatch
+
+pytestmark = pytest.mark.django_db
+
+
+def caller(locale: str = "en", keeper: bool = False) -> Caller:
+    from rooms.services import room_get_or_create
+
+    return Caller(room_get_or_create(name="commands").pk, "tui:00000000", "Ann", keeper, locale)
 
 
 @pytest.mark.parametrize(
@@ -27,11 +35,36 @@ def test_command_words(text, word):
 
 
 def test_an_unknown_command_is_answered_privately_in_the_viewers_language():
-    english = dispatch(".frobnicate", locale="en")
-    chinese = dispatch(".frobnicate", locale="zh")
+    english = dispatch(".frobnicate", caller("en"))
+    chinese = dispatch(".frobnicate", caller("zh"))
     assert english.private and "Unknown command .frobnicate" in english.text
     assert "未知指令" in chinese.text
 
 
+def test_a_typo_gets_the_closest_command_names():
+    reply = dispatch(".rool 1d6", caller())
+    assert reply.private and not reply.events and "Did you mean" in reply.text
+    assert ".rh" in dispatch(".rhh 1d6", caller()).text
+
+
 def test_ordinary_play_is_not_a_command():
-    assert dispatch("I search the desk.", locale="en") is None
+    assert dispatch("I search the desk.", caller()) is None
+
+
+def test_aliases_in_both_languages_and_glued_arguments():
+    assert dispatch(".r1d1+1", caller()).events[0].frame["total"] == 2
+    assert dispatch(".rd1", caller()).events[0].frame["total"] == 1
+    assert dispatch(".ra侦查60", caller()).events[0].frame["skill"] == "侦查"
+    assert dispatch("。r 1d1", caller()).events[0].frame["total"] == 1
+    assert dispatch("/roll 1d1", caller()).events[0].frame["total"] == 1
+
+
+def test_arguments_over_4000_characters_are_refused():
+    reply = dispatch(".r " + "1" * 4001, caller())
+    assert reply.private and "4000" in reply.text and not reply.events
+
+
+def test_help_has_a_keeper_layer():
+    player = dispatch(".help", caller()).text
+    keeper = dispatch(".help", caller(keeper=True)).text
+    assert ".rule" not in player and ".rule" in keeper and ".ra" in player

@@ -1,0 +1,260 @@
+"""Dice commands: .r .rh .ra .rav .rule .help .jrrp (RULES.md, "The command dialect").
+
+Sheet-backed commands (.st, .sc, .en, .coc, .dnd, .ri, .pc, .nn) arrive with the
+character sheets; until then a check takes its value inline (`.ra 侦查60`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+
+from keeper.commands import Caller, CommandReply, DiceEvent, command, help_text, keeper_refusal
+from keeper.dice import DiceError, roll_expression
+from keeper.frames import outcome_wire
+from keeper.models import TableSettings
+from keeper.rules import coc7
+from keeper.rules.packs import catalog
+
+_ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
+_BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)
+_SKILL_VALUE = re.compile(r"^(?P<name>.*?)\s*(?P<value>\d+)$")
+_REPEAT = re.compile(r"^(\d+)#\s*(.*)$", re.S)
+
+
+def _roll_frame(caller: Caller, kind: str, expr: str, rolls: list[int], total: int, **extra: object) -> dict:
+    frame = {"type": "dice", "actor": caller.name, "kind": kind, "expr": expr, "rolls": rolls, "total": total}
+    frame.update({k: v for k, v in extra.items() if v is not None})
+    return frame
+
+
+def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply:
+    settings = TableSettings.of(caller.room_id)
+    expression = arguments.strip()
+    advantage = _ADVANTAGE.search(expression)
+    if advantage:
+        expression = expression[: advantage.start()].strip() or "1d20"
+        keep = "kh1" if advantage.group(1).lower() in ("adv", "advantage", "优势") else "kl1"
+        expression = re.sub(r"(?<!\d)1?d20(?![0-9kKpP])", f"2d20{keep}", expression, count=1)
+    if not expression:
+        pack = catalog().packs.get(settings.system)
+        expression = pack.default_die if pack else "1d100"
+    try:
+        results = roll_expression(expression)
+    except DiceError as refused:
+        return CommandReply(refused.message(caller.locale))
+    events = [
+        DiceEvent(
+            _roll_frame(
+                caller, "roll", result.expr, result.rolls, result.total, detail=result.detail or None
+            ),
+            keepers_only=hidden,
+        )
+        for result in results
+    ]
+    totals = ", ".join(f"{r.breakdown}" for r in results)
+    if hidden:
+        return CommandReply(
+            caller.say("You rolled in secret: {totals}", "你暗骰了：{totals}", totals=totals), events=events
+        )
+    return CommandReply(
+        caller.say("{name} rolls {totals}", "{name} 掷骰 {totals}", name=caller.name, totals=totals),
+        private=False,
+        events=events,
+    )
+
+
+@command("r", "rd", "roll", help_en="roll dice: .r 1d20+3, .r 3#1d6, .r 1d20 adv", help_zh="掷骰：.r 1d20+3")
+def roll(arguments: str, caller: Caller) -> CommandReply:
+    """A public roll."""
+    return _typed_roll(arguments, caller, hidden=False)
+
+
+@command("rh", help_en="roll in secret: only you and the keeper see it", help_zh="暗骰：只有你和守秘人可见")
+def hidden_roll(arguments: str, caller: Caller) -> CommandReply:
+    """A roll whose result reaches the roller and the keepers only."""
+    return _typed_roll(arguments, caller, hidden=True)
+
+
+def _parse_check(arguments: str) -> tuple[int, int, str, str, int | None]:
+    """(bonus, penalty, difficulty, skill name, value) from `[b/p] [difficulty] name[value]`."""
+    bonus = penalty = 0
+    difficulty = "regular"
+    rest = arguments.strip()
+    changed = True
+    while changed and rest:
+        changed = False
+        extra = _BONUS.match(rest)
+        if extra:
+            count = int(extra.group("count") or 1)
+            if extra.group("kind").lower() == "b":
+                bonus += count
+            else:
+                penalty += count
+            rest = rest[extra.end() :].strip()
+            changed = True
+        for word, level in coc7.DIFFICULTY_WORDS.items():
+            if rest.lower().startswith(word) and len(rest) > len(word):
+                difficulty = level
+                rest = rest[len(word) :].strip()
+                changed = True
+                break
+    match = _SKILL_VALUE.match(rest)
+    if match:
+        return bonus, penalty, difficulty, match.group("name").strip(), int(match.group("value"))
+    return bonus, penalty, difficulty, rest, None
+
+
+def _check_once(arguments: str, caller: Caller, rule: str) -> tuple[str, DiceEvent] | str:
+    bonus, penalty, difficulty, name, value = _parse_check(arguments)
+    if value is None:
+        return caller.say(
+            "Give the value to roll against, as in .ra spot hidden 60 (sheets come soon).",
+            "请给出检定数值，例如 .ra 侦查60。",
+        )
+    if value > 1000:
+        return caller.say("That value is too large.", "数值过大。")
+    rolled = coc7.roll_d100(bonus, penalty)
+    outcome = coc7.grade(rolled.value, value, difficulty, rule)
+    expr = (
+        "1d100"
+        + (f" b{rolled.bonus}" if rolled.bonus else "")
+        + (f" p{rolled.penalty}" if rolled.penalty else "")
+    )
+    detail: dict = {"modifier": 0}
+    if rolled.bonus or rolled.penalty:
+        detail.update(bonus=rolled.bonus, penalty=rolled.penalty, tens=rolled.tens, units=rolled.units)
+    frame = _roll_frame(
+        caller,
+        "check",
+        expr,
+        [rolled.value],
+        rolled.value,
+        target=value,
+        effective_target=coc7.target_for(value, difficulty),
+        outcome=outcome_wire(outcome),
+        detail=detail,
+        skill=name or None,
+    )
+    label = outcome.as_wire(caller.locale)["label"]
+    text = caller.say(
+        "{who}: {skill} {roll}/{target} {label}",
+        "{who}：{skill} {roll}/{target} {label}",
+        who=caller.name,
+        skill=name or "check",
+        roll=rolled.value,
+        target=coc7.target_for(value, difficulty),
+        label=label,
+    )
+    return text, DiceEvent(frame)
+
+
+@command("ra", "rc", "check", help_en="skill check: .ra b hard 侦查60", help_zh="技能检定：.ra 困难 侦查60")
+def check(arguments: str, caller: Caller) -> CommandReply:
+    """A graded check against a value (CoC ladder under the room's house rule)."""
+    settings = TableSettings.of(caller.room_id)
+    times = 1
+    repeat = _REPEAT.match(arguments.strip())
+    if repeat:
+        times, arguments = int(repeat.group(1)), repeat.group(2)
+        if not 1 <= times <= 20:
+            return CommandReply(caller.say("Repeat 1 to 20 times.", "重复次数须为 1 到 20。"))
+    lines, events = [], []
+    for _ in range(times):
+        result = _check_once(arguments, caller, settings.house_rule or "0")
+        if isinstance(result, str):
+            return CommandReply(result)
+        lines.append(result[0])
+        events.append(result[1])
+    return CommandReply("\n".join(lines), private=False, events=events)
+
+
+@command("rav", "rcv", help_en="opposed check: .rav 斗殴50 闪避40", help_zh="对抗检定：.rav 斗殴50 闪避40")
+def opposed(arguments: str, caller: Caller) -> CommandReply:
+    """Both sides roll; the higher tier wins; equal tiers tie."""
+    settings = TableSettings.of(caller.room_id)
+    sides = arguments.split()
+    parsed = [_parse_check(side) for side in sides]
+    if len(sides) != 2 or any(value is None for *_, value in parsed):
+        return CommandReply(caller.say("Use .rav <left><value> <right><value>.", "用法：.rav 斗殴50 闪避40"))
+    rule = settings.house_rule or "0"
+    results = []
+    for _bonus, _penalty, difficulty, name, value in parsed:
+        rolled = coc7.roll_d100()
+        results.append((name, value, rolled.value, coc7.grade(rolled.value, value, difficulty, rule)))
+    winner = coc7.opposed_winner(results[0][3], results[1][3])
+    detail = {
+        side: {"name": name, "total": total, "target": value, "outcome": outcome_wire(outcome)}
+        for side, (name, value, total, outcome) in zip(("left", "right"), results, strict=True)
+    }
+    detail["winner"] = winner
+    frame = _roll_frame(
+        caller, "opposed", "1d100 vs 1d100", [results[0][2], results[1][2]], results[0][2], detail=detail
+    )
+    names = {"left": results[0][0], "right": results[1][0]}
+    verdict = (
+        caller.say("a tie", "平局") if winner == "tie" else caller.say("{n} wins", "{n} 胜", n=names[winner])
+    )
+    return CommandReply(
+        caller.say(
+            "{a} {ra} vs {b} {rb}: {verdict}",
+            "{a} {ra} 对 {b} {rb}：{verdict}",
+            a=results[0][0],
+            ra=results[0][2],
+            b=results[1][0],
+            rb=results[1][2],
+            verdict=verdict,
+        ),
+        private=False,
+        events=[DiceEvent(frame)],
+    )
+
+
+@command(
+    "rule",
+    help_en="house rule: .rule, .rule 2 (keeper), .rule dg",
+    help_zh="房规：.rule 2（守秘人）",
+    keeper_only=True,
+)
+def house_rule(arguments: str, caller: Caller) -> CommandReply:
+    """Show the room's CoC house rule; a keeper may change it."""
+    settings = TableSettings.of(caller.room_id)
+    choice = arguments.strip().lower()
+    if choice in ("", "list", "show"):
+        return CommandReply(
+            caller.say(
+                "House rule {rule} is in force. Rules: {all}.",
+                "当前房规 {rule}。可选：{all}。",
+                rule=settings.house_rule,
+                all=", ".join(coc7.HOUSE_RULES),
+            )
+        )
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    if choice == "off":
+        choice = "0"
+    if choice not in coc7.HOUSE_RULES:
+        return CommandReply(caller.say("No such house rule: {c}.", "没有这个房规：{c}。", c=choice))
+    settings.house_rule = choice
+    settings.save(update_fields=["house_rule"])
+    return CommandReply(
+        caller.say("House rule {rule} is now in force.", "房规已改为 {rule}。", rule=choice), private=False
+    )
+
+
+@command("help", "h", help_en="this list", help_zh="本列表")
+def show_help(arguments: str, caller: Caller) -> CommandReply:
+    """The commands this caller may use (keepers also see theirs)."""
+    return CommandReply(help_text(caller))
+
+
+@command("jrrp", help_en="today's luck (no game effect)", help_zh="今日人品（无规则效果）")
+def luck_of_the_day(arguments: str, caller: Caller) -> CommandReply:
+    """A number from 1 to 100 that stays the same for a member all day."""
+    today = datetime.date.today().isoformat()
+    number = int(hashlib.sha256(f"{caller.member_id}:{today}".encode()).hexdigest(), 16) % 100 + 1
+    return CommandReply(
+        caller.say("{name}'s luck today: {n}", "{name} 今日人品：{n}", name=caller.name, n=number),
+        private=False,
+    )
