@@ -1,7 +1,6 @@
 """Dice commands: .r .rh .ra .rav .rule .help .jrrp (RULES.md, "The command dialect").
 
-Sheet-backed commands (.st, .sc, .en, .coc, .dnd, .ri, .pc, .nn) arrive with the
-character sheets; until then a check takes its value inline (`.ra 侦查60`).
+A check takes its value inline (`.ra 侦查60`) or from the caller's active sheet.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ import datetime
 import hashlib
 import re
 
+from keeper import characters
 from keeper.commands import Caller, CommandReply, DiceEvent, command, help_text, keeper_refusal
 from keeper.dice import DiceError, roll_expression
 from keeper.frames import outcome_wire
@@ -109,10 +109,14 @@ def _parse_check(arguments: str) -> tuple[int, int, str, str, int | None]:
 def _check_once(arguments: str, caller: Caller, rule: str) -> tuple[str, DiceEvent] | str:
     bonus, penalty, difficulty, name, value = _parse_check(arguments)
     if value is None:
-        return caller.say(
-            "Give the value to roll against, as in .ra spot hidden 60 (sheets come soon).",
-            "请给出检定数值，例如 .ra 侦查60。",
-        )
+        character = characters.active_character(caller.room_id, caller.member_id)
+        found = characters.sheet_value(character, name) if character and name else None
+        if found is None:
+            return caller.say(
+                "Give the value to roll against (.ra 侦查60), or make a character with .coc.",
+                "请给出检定数值（.ra 侦查60），或先用 .coc 创建角色。",
+            )
+        name, value = found
     if value > 1000:
         return caller.say("That value is too large.", "数值过大。")
     rolled = coc7.roll_d100(bonus, penalty)

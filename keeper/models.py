@@ -26,3 +26,38 @@ class TableSettings(models.Model):
         """The room's settings, created with the defaults on first use."""
         settings, _ = cls.objects.get_or_create(room_id=room_id)
         return settings
+
+
+class Character(models.Model):
+    """A character sheet in a room: a member's, or a pregenerated one to claim.
+
+    `attributes` holds the pack's characteristics, `skills` everything else a check
+    can name, `resources` the current value of each vital (HP, SAN, ...). Maxima and
+    other derived values are computed from the pack, never stored.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="characters")
+    owner = models.CharField(max_length=16, blank=True, help_text="member id; empty for an unclaimed pregen")
+    name = models.CharField(max_length=64)
+    system = models.CharField(max_length=32)
+    attributes = models.JSONField(default=dict)
+    skills = models.JSONField(default=dict)
+    resources = models.JSONField(default=dict)
+    status_effects = models.JSONField(default=list)
+    active = models.BooleanField(default=False)
+    pregen = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "name"]
+        indexes = [models.Index(fields=["room", "owner", "active"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["room", "owner"],
+                condition=models.Q(active=True),
+                name="one_active_character_per_member",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.system}) in {self.room.name}"

@@ -1,14 +1,18 @@
-"""The per-viewer `state` snapshot.
+"""The per-viewer `state` snapshot (checklist 111-131).
 
-Characters, initiative and module variables arrive with the game-core and Keeper
-issues; the shape, the per-viewer rule and the discovered rule systems are here.
+A turn ends with one read of the room per server process (`read_room`, shared by every
+connection of that room there), then one pure projection per viewer (`build_state`):
+the viewer's own character with labels in the viewer's language, the party, who is
+online, and the rule systems the server discovered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from keeper import characters
+from keeper.models import Character
 from keeper.rules.packs import catalog
 
 
@@ -21,16 +25,56 @@ class Viewer:
     locale: str
 
 
-def build_state(*, room_id: int, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
-    """The `state` frame for one viewer. `online` lists (member_id, name) of connected members.
+@dataclass(frozen=True)
+class RoomRead:
+    """What one refresh reads about a room from the database."""
 
-    A projection, run on the event loop for every viewer after every turn: what it
-    needs from the database is read once per refresh before it is called.
-    """
+    characters: list[Character] = field(default_factory=list)
+
+
+def read_room(room_id: int) -> RoomRead:
+    """The room's characters (active sheets and the pregen roster). Runs in a worker thread."""
+    present = Character.objects.filter(room_id=room_id).filter(active=True) | Character.objects.filter(
+        room_id=room_id, pregen=True
+    )
+    return RoomRead(characters=list(present.order_by("name", "id")))
+
+
+def _character_frame(character: Character, locale: str) -> dict:
+    pack = characters.pack_of(character)
     return {
-        "type": "state",
-        "party": [],
-        "initiative": [],
-        "online": len(online),
-        "systems": catalog().systems(),
+        "name": character.name,
+        "system": character.system,
+        "resources": characters.resources_for(character, locale),
+        # Characteristics only, in pack order: no vitals, no derived values (v2.3).
+        "attributes": {
+            key: character.attributes[key] for key in pack.sheet.attributes if key in character.attributes
+        },
+        "status_effects": list(character.status_effects),
     }
+
+
+def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
+    """The `state` frame for one viewer. `online` lists (member_id, name) of connected members."""
+    online_ids = {member_id for member_id, _name in online}
+    frame: dict = {"type": "state"}
+    own = next((c for c in room.characters if c.active and c.owner == viewer.member_id), None)
+    if own is not None:
+        frame["character"] = _character_frame(own, viewer.locale)
+    frame["party"] = [
+        {
+            "name": c.name,
+            "online": c.owner in online_ids,
+            "active": c.owner == viewer.member_id,
+            "resources": characters.resources_for(c, viewer.locale),
+        }
+        for c in room.characters
+        if c.active and c.owner
+    ]
+    frame["initiative"] = []
+    frame["online"] = len(online)
+    pregens = [{"name": c.name, "claimed_by": c.owner} for c in room.characters if c.pregen]
+    if pregens:
+        frame["pregens"] = pregens
+    frame["systems"] = catalog().systems()
+    return frame

@@ -27,8 +27,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from keeper.state import RoomRead, read_room
 from rooms import coordination
 from rooms.models import Audience
 
@@ -169,18 +171,23 @@ class RoomReads:
     def __init__(self) -> None:
         self._reads: OrderedDict[tuple[int, str], asyncio.Task] = OrderedDict()
 
-    async def online(self, room_id: int, refresh: str | None) -> list[coordination.Member]:
-        """The room's online members as of `refresh` (a fresh read when None)."""
+    async def read(self, room_id: int, refresh: str | None) -> tuple[list[coordination.Member], RoomRead]:
+        """(online members, the room's game state) as of `refresh` (fresh when None)."""
         if refresh is None:
-            return await coordination.shared().online_members(room_id)
+            return await self._read(room_id)
         key = (room_id, refresh)
         task = self._reads.get(key)
         if task is None:
-            task = asyncio.ensure_future(coordination.shared().online_members(room_id))
+            task = asyncio.ensure_future(self._read(room_id))
             self._reads[key] = task
             while len(self._reads) > self.KEEP:
                 self._reads.popitem(last=False)
         return await asyncio.shield(task)
+
+    @staticmethod
+    async def _read(room_id: int) -> tuple[list[coordination.Member], RoomRead]:
+        online = await coordination.shared().online_members(room_id)
+        return online, await database_sync_to_async(read_room)(room_id)
 
 
 room_reads = RoomReads()

@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from keeper.frames import for_viewer
-from keeper.state import Viewer, build_state
+from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from rooms import coordination, hub, keystore, media_channel, selectors
 from rooms.models import AccessKey, Audience
@@ -278,7 +278,7 @@ class SessionCore:
         )
 
         self.send(self._welcome())
-        online = await hub.room_reads.online(seat.room_id, None)
+        online = await coordination.shared().online_members(seat.room_id)
         self.send(self._presence(online))
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
@@ -289,7 +289,7 @@ class SessionCore:
         )
         for replayed in replay.frames:
             self.send(for_viewer(replayed, self.locale))
-        self.send(self._state(seat, await hub.room_reads.online(seat.room_id, None)))
+        self.send(self._state(seat, *await hub.room_reads.read(seat.room_id, None)))
         self.send({"type": "ui_manifest", "panels": []})
 
         self._tasks.append(asyncio.create_task(self._read_inbox(replay)))
@@ -350,11 +350,11 @@ class SessionCore:
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
-                online = await hub.room_reads.online(seat.room_id, message.get("refresh"))
+                online, room = await hub.room_reads.read(seat.room_id, message.get("refresh"))
                 self.send(self._presence(online))
-                self.send(self._state(seat, online))
+                self.send(self._state(seat, online, room))
         elif kind == "room.state":
-            self.send(self._state(seat, await hub.room_reads.online(seat.room_id, message.get("refresh"))))
+            self.send(self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh"))))
 
     @staticmethod
     def _may_see(seat: Seat, message: dict) -> bool:
@@ -371,11 +371,9 @@ class SessionCore:
             "online": len(online),
         }
 
-    def _state(self, seat: Seat, online: list[coordination.Member]) -> dict:
+    def _state(self, seat: Seat, online: list[coordination.Member], room: RoomRead) -> dict:
         viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
-        return build_state(
-            room_id=seat.room_id, viewer=viewer, online=[(m.member_id, m.name) for m in online]
-        )
+        return build_state(room=room, viewer=viewer, online=[(m.member_id, m.name) for m in online])
 
     # --- frames after join --------------------------------------------------------------------
 

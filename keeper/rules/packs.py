@@ -78,7 +78,20 @@ class Sheet(BaseModel):
     derived: dict[str, str] = {}
     creation: dict[str, str] = {}
     starting: dict[str, str | int] = {}
+    # Skills and their base value (CoC: a number) or governing attribute (D&D: a name).
+    skills: dict[str, int | str] = {}
     aliases: dict[str, str] = {}
+
+    def canonical(self, name: str) -> str | None:
+        """The sheet key `name` means (an attribute, resource, skill or alias), or None."""
+        folded = name.strip()
+        by_case = {
+            key.lower(): key for key in [*self.attributes, *(r.id for r in self.resources), *self.skills]
+        }
+        if folded.lower() in by_case:
+            return by_case[folded.lower()]
+        target = self.aliases.get(folded) or self.aliases.get(folded.lower())
+        return target
 
     @field_validator("attributes")
     @classmethod
@@ -122,7 +135,7 @@ class Pack(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> Pack:
         resource_ids = {r.id for r in self.sheet.resources}
-        known = set(self.sheet.attributes) | resource_ids | set(self.sheet.derived)
+        known = set(self.sheet.attributes) | resource_ids | set(self.sheet.derived) | set(self.sheet.skills)
         for alias, target in self.sheet.aliases.items():
             if target not in known:
                 raise ValueError(f"sheet.aliases.{alias}: {target!r} is neither an attribute nor a resource")

@@ -113,3 +113,41 @@ async def test_typed_checks_replay_right_after_the_line_they_followed(server, ro
     ]
     replayed = next(f for f in frames if f["type"] == "dice")
     assert replayed == live
+
+
+async def test_en_and_zh_viewers_see_their_own_resource_labels(server, room):
+    en_key, zh_key = server.env.mint(room, "Ed"), server.env.mint(room, "Zhu")
+    async with await WsClient.connect(server.ws_url) as en, await IrohClient.connect(server.ticket) as zh:
+        await en.join(en_key, locale="en")
+        await zh.join(zh_key, locale="zh")
+        await en.say(".coc Edwin")
+        state_en = await _state_where(en, lambda s: "character" in s)
+        state_zh = await _state_where(zh, lambda s: any(p["name"] == "Edwin" for p in s["party"]))
+    assert [r["label"] for r in state_en["character"]["resources"]] == ["HP", "MP", "Sanity", "Luck"]
+    party_zh = {p["name"]: p for p in state_zh["party"]}
+    assert [r["label"] for r in party_zh["Edwin"]["resources"]] == ["生命值", "魔法值", "理智", "幸运"]
+    assert "character" not in state_zh, "the zh viewer has no character of their own"
+
+
+async def test_a_sanity_check_replays_after_the_line_it_followed(server, room):
+    key = server.env.mint(room, "Sanne")
+    async with await WsClient.connect(server.ws_url) as client:
+        await client.join(key)
+        await client.say(".coc Sanne")
+        await client.expect("state")
+        await client.say("I open the crypt.")
+        await client.expect("narrative", text="I open the crypt.")
+        await client.say(".sc 1/1d6")
+        live = await client.expect("dice")
+    async with await WsClient.connect(server.ws_url) as again:
+        frames = await again.join(key)
+    story = [f for f in frames if f["type"] in ("narrative", "dice")]
+    assert story[-2]["text"] == "I open the crypt." and story[-1] == live
+    assert live["kind"] == "subsystem" and live["subsystem"] == "sanity"
+
+
+async def _state_where(client, condition):
+    while True:
+        state = await client.expect("state")
+        if condition(state):
+            return state

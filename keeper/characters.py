@@ -1,0 +1,128 @@
+"""Characters and their sheets: making one, the member's active one, reading and
+changing values, all checked against the room's rule pack."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from keeper.dice import roll_expression
+from keeper.models import Character
+from keeper.rules.formula import evaluate
+from keeper.rules.packs import Pack, catalog
+
+
+class SheetError(ValueError):
+    """A sheet change the pack does not allow; the message tells the player why."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh
+
+    def message(self, locale: str) -> str:
+        return self.zh if locale == "zh" else self.en
+
+
+def pack_of(character: Character) -> Pack:
+    """The rule pack a character was made under."""
+    return catalog().packs[character.system]
+
+
+def derived(character: Character) -> dict[str, int]:
+    """The pack's derived values (maxima and the like) for this sheet."""
+    pack = pack_of(character)
+    names = {**character.attributes, **character.resources}
+    return {name: evaluate(formula, names) for name, formula in pack.sheet.derived.items()}
+
+
+def character_create(*, room_id: int, member_id: str, system: str, name: str) -> Character:
+    """Roll a new character under `system` for the member and make it their active one."""
+    pack = catalog().packs[system]
+    rolled = {key: roll_expression(expr)[0].total for key, expr in pack.sheet.creation.items()}
+    attributes = {key: rolled[key] for key in pack.sheet.attributes if key in rolled}
+    resources = {key: value for key, value in rolled.items() if key not in attributes}
+    names = {**attributes, **resources}
+    for key, formula in pack.sheet.derived.items():
+        names[key] = evaluate(formula, names)
+    for resource, formula in pack.sheet.starting.items():
+        resources[resource] = evaluate(formula, names)
+    skills = {key: base for key, base in pack.sheet.skills.items() if isinstance(base, int)}
+    with transaction.atomic():
+        Character.objects.filter(room_id=room_id, owner=member_id, active=True).update(active=False)
+        return Character.objects.create(
+            room_id=room_id,
+            owner=member_id,
+            name=name,
+            system=system,
+            attributes=attributes,
+            skills=skills,
+            resources=resources,
+            active=True,
+        )
+
+
+def active_character(room_id: int, member_id: str) -> Character | None:
+    """The member's active character in the room, if any."""
+    return Character.objects.filter(room_id=room_id, owner=member_id, active=True).first()
+
+
+def sheet_value(character: Character, name: str) -> tuple[str, int] | None:
+    """(canonical key, value) of `name` on the sheet, or None if the sheet lacks it."""
+    key = pack_of(character).sheet.canonical(name)
+    if key is None:
+        return None
+    for table in (character.attributes, character.resources, character.skills):
+        if key in table:
+            return key, int(table[key])
+    if key in pack_of(character).sheet.skills:
+        base = pack_of(character).sheet.skills[key]
+        if isinstance(base, str):  # D&D: the governing ability's modifier
+            return key, (int(character.attributes.get(base, 10)) - 10) // 2
+        return key, int(base)
+    return None
+
+
+def sheet_change(character: Character, name: str, operator: str, amount: int) -> tuple[str, int, int]:
+    """Set (`=`), add (`+`) or subtract (`-`) on one sheet value; returns (key, old, new).
+
+    The name must be one the pack knows: an unknown name is an error, never a new entry.
+    """
+    pack = pack_of(character)
+    key = pack.sheet.canonical(name)
+    if key is None:
+        raise SheetError(
+            f"{name!r} is not on a {pack.id} sheet.",
+            f"{pack.id} 角色卡上没有 {name!r}。",
+        )
+    resource_ids = {r.id for r in pack.sheet.resources}
+    if key in pack.sheet.attributes:
+        table = character.attributes
+    elif key in resource_ids:
+        table = character.resources
+    else:
+        table = character.skills
+    current = sheet_value(character, key)
+    old = current[1] if current else 0
+    new = amount if operator == "=" else old + amount if operator == "+" else old - amount
+    if key in resource_ids:
+        new = max(new, 0)
+    table[key] = new
+    character.save(update_fields=["attributes", "resources", "skills"])
+    return key, old, new
+
+
+def resources_for(character: Character, locale: str) -> list[dict]:
+    """The sheet's vitals as `Resource` entries, in pack order, labelled for the viewer."""
+    pack = pack_of(character)
+    values = derived(character)
+    names = {**character.attributes, **character.resources, **values}
+    entries = []
+    for resource in pack.sheet.resources:
+        entry = {
+            "id": resource.id,
+            "label": resource.label.pick(locale),
+            "value": int(character.resources.get(resource.id, 0)),
+        }
+        if resource.max is not None:
+            entry["max"] = evaluate(resource.max, names) if isinstance(resource.max, str) else resource.max
+        entries.append(entry)
+    return entries

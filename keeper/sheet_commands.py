@@ -1,0 +1,187 @@
+"""Sheet commands: .coc .dnd (make a character), .st (show/change the sheet), .nn
+(rename), .sc (sanity), .en (growth)."""
+
+from __future__ import annotations
+
+import re
+
+from keeper import characters
+from keeper.commands import Caller, CommandReply, DiceEvent, command
+from keeper.dice import DiceError
+from keeper.frames import outcome_wire
+from keeper.models import TableSettings
+from keeper.rules import coc7
+
+_CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
+
+
+def _no_character(caller: Caller) -> CommandReply:
+    return CommandReply(
+        caller.say(
+            "You have no active character here: make one with .coc or .dnd.",
+            "你在这里还没有当前角色：用 .coc 或 .dnd 创建一个。",
+        )
+    )
+
+
+def _make(system: str, arguments: str, caller: Caller) -> CommandReply:
+    name = arguments.strip()[:64] or caller.name
+    character = characters.character_create(
+        room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
+    )
+    TableSettings.objects.filter(room_id=caller.room_id).update(system=system)
+    values = " ".join(f"{k}{v}" for k, v in character.attributes.items())
+    return CommandReply(
+        caller.say(
+            "{who} made {name}: {values}",
+            "{who} 创建了 {name}：{values}",
+            who=caller.name,
+            name=name,
+            values=values,
+        ),
+        private=False,
+    )
+
+
+@command(
+    "coc", help_en="make a Call of Cthulhu character: .coc [name]", help_zh="创建克苏鲁角色：.coc [名字]"
+)
+def make_coc(arguments: str, caller: Caller) -> CommandReply:
+    return _make("coc7", arguments, caller)
+
+
+@command("dnd", help_en="make a D&D 5e character: .dnd [name]", help_zh="创建 D&D 角色：.dnd [名字]")
+def make_dnd(arguments: str, caller: Caller) -> CommandReply:
+    return _make("dnd5e", arguments, caller)
+
+
+@command(
+    "st", help_en="sheet: .st, .st STR60, .st HP-4, .st 侦查=70", help_zh="角色卡：.st 力量60 .st 生命-4"
+)
+def sheet(arguments: str, caller: Caller) -> CommandReply:
+    """Show or change the caller's own active sheet."""
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if character is None:
+        return _no_character(caller)
+    text = arguments.strip()
+    if text in ("", "show"):
+        pack = characters.pack_of(character)
+        attributes = " ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)
+        vitals = " ".join(
+            f"{r['label']}{r['value']}" for r in characters.resources_for(character, caller.locale)
+        )
+        return CommandReply(f"{character.name}: {attributes} | {vitals}")
+    changes = []
+    for part in re.findall(r"[^\d\s+=\-]+\s*(?:\+=|-=|=|\+|-)?\s*\d+", text):
+        match = _CHANGE.match(part.strip())
+        if not match:
+            continue
+        operator = {"+=": "+", "-=": "-", None: "="}.get(match.group("op"), match.group("op"))
+        try:
+            key, old, new = characters.sheet_change(
+                character, match.group("name"), operator, int(match.group("amount"))
+            )
+        except characters.SheetError as refused:
+            return CommandReply(refused.message(caller.locale))
+        changes.append(f"{key} {old}→{new}" if operator != "=" else f"{key}={new}")
+    if not changes:
+        return CommandReply(caller.say("Use .st STR60 or .st HP-4.", "用法：.st 力量60 或 .st 生命-4"))
+    return CommandReply(f"{character.name}: " + ", ".join(changes))
+
+
+@command("nn", help_en="rename your character: .nn <name>", help_zh="改名：.nn <名字>")
+def rename(arguments: str, caller: Caller) -> CommandReply:
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if character is None:
+        return _no_character(caller)
+    name = arguments.strip()[:64]
+    if not name:
+        return CommandReply(caller.say("Give the new name: .nn <name>", "请给出新名字：.nn <名字>"))
+    old, character.name = character.name, name
+    character.save(update_fields=["name"])
+    return CommandReply(
+        caller.say("{old} is now {new}.", "{old} 改名为 {new}。", old=old, new=name), private=False
+    )
+
+
+@command("sc", help_en="sanity check: .sc 1/1d6", help_zh="理智检定：.sc 1/1d6")
+def sanity(arguments: str, caller: Caller) -> CommandReply:
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if character is None:
+        return _no_character(caller)
+    match = re.match(
+        r"^(?:(?P<bp>[bp])(?P<n>\d?)\s+)?(?P<ok>[^/\s]+)/(?P<fail>\S+)$", arguments.strip(), re.I
+    )
+    if not match:
+        return CommandReply(
+            caller.say("Use .sc <success loss>/<failure loss>, as in .sc 1/1d6.", "用法：.sc 1/1d6")
+        )
+    count = int(match.group("n") or 1) if match.group("bp") else 0
+    bonus, penalty = (count, 0) if (match.group("bp") or "").lower() == "b" else (0, count)
+    san = int(character.resources.get("san", 0))
+    rule = TableSettings.of(caller.room_id).house_rule or "0"
+    try:
+        result = coc7.sanity_check(
+            sanity=san,
+            success_loss=match.group("ok"),
+            failure_loss=match.group("fail"),
+            rule=rule,
+            bonus=bonus,
+            penalty=penalty,
+        )
+    except DiceError as refused:
+        return CommandReply(refused.message(caller.locale))
+    character.resources["san"] = result.remaining
+    character.save(update_fields=["resources"])
+    frame = {
+        "type": "dice",
+        "actor": character.name,
+        "kind": "subsystem",
+        "subsystem": "sanity",
+        "expr": "1d100",
+        "rolls": [result.roll.value],
+        "total": result.roll.value,
+        "target": san,
+        "outcome": outcome_wire(result.outcome),
+        "detail": {"loss_expr": result.loss_expr, "loss": result.loss, "remaining": result.remaining},
+    }
+    text = caller.say(
+        "{who}: sanity {roll}/{san}, loses {loss} ({remaining} left)",
+        "{who}：理智 {roll}/{san}，损失 {loss}（剩余 {remaining}）",
+        who=character.name,
+        roll=result.roll.value,
+        san=san,
+        loss=result.loss,
+        remaining=result.remaining,
+    )
+    if result.temporary_insanity_hint:
+        text += caller.say(
+            " — 5 or more: temporary insanity may follow.", " —— 单次损失 5 点以上：可能陷入临时疯狂。"
+        )
+    return CommandReply(text, private=False, events=[DiceEvent(frame)])
+
+
+@command("en", help_en="skill growth: .en 侦查", help_zh="技能成长：.en 侦查")
+def grow(arguments: str, caller: Caller) -> CommandReply:
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if character is None:
+        return _no_character(caller)
+    found = characters.sheet_value(character, arguments.strip())
+    if found is None:
+        return CommandReply(caller.say("That skill is not on your sheet.", "你的角色卡上没有这个技能。"))
+    key, value = found
+    roll, gain, new = coc7.growth(value)
+    if gain:
+        characters.sheet_change(character, key, "=", new)
+    return CommandReply(
+        caller.say(
+            "{who}: {key} {roll}/{value} → {new}",
+            "{who}：{key} {roll}/{value} → {new}",
+            who=character.name,
+            key=key,
+            roll=roll,
+            value=value,
+            new=new,
+        ),
+        private=False,
+    )
