@@ -30,7 +30,8 @@ def _make(system: str, arguments: str, caller: Caller) -> CommandReply:
         room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
     )
     TableSettings.objects.filter(room_id=caller.room_id).update(system=system)
-    values = " ".join(f"{k}{v}" for k, v in character.attributes.items())
+    # The database need not keep key order (Postgres JSONB does not): the pack's order is the sheet's.
+    values = " ".join(f"{k}{character.attributes[k]}" for k in characters.pack_of(character).sheet.attributes)
     return CommandReply(
         caller.say(
             "{who} made {name}: {values}",

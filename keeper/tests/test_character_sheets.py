@@ -30,7 +30,8 @@ def test_coc_makes_an_active_character_with_rolled_characteristics(caller):
     reply = dispatch(".coc Harvey", caller)
     assert not reply.private and "Harvey" in reply.text
     harvey = characters.active_character(caller.room_id, caller.member_id)
-    assert list(harvey.attributes) == ["STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU"]
+    assert set(harvey.attributes) == {"STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU"}
+    assert reply.text.index("STR") < reply.text.index("CON") < reply.text.index("EDU"), "pack order"
     assert all(value % 5 == 0 and 15 <= value <= 90 for value in harvey.attributes.values())
     assert harvey.resources["hp"] == (harvey.attributes["CON"] + harvey.attributes["SIZ"]) // 10
     assert harvey.resources["mp"] == harvey.attributes["POW"] // 5
