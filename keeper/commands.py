@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from keeper.dice import DiceError, roll_expression
+
 PREFIXES = (".", "。", "/")
 MAX_ARGUMENT_CHARS = 4000
 # A command is a prefix followed at once by a word; "... I wait" is ordinary play.
@@ -110,7 +112,7 @@ def _glued_argument(rest: str) -> bool:
 def dispatch(text: str, caller: Caller) -> CommandReply | None:
     """Answer a command line, or return None when `text` is ordinary play."""
     if command_word(text) is None:
-        return None
+        return inline_rolls(text, caller) if _INLINE.search(text) else None
     entry, word, arguments = _split(text)
     if entry is None:
         return _unknown(word, caller)
@@ -123,6 +125,36 @@ def dispatch(text: str, caller: Caller) -> CommandReply | None:
             )
         )
     return entry.handler(arguments, caller)
+
+
+_INLINE = re.compile(r"\[\[(.{1,200}?)\]\]")
+
+
+def inline_rolls(text: str, caller: Caller) -> CommandReply:
+    """Ordinary text with `[[expr]]` rolls: each rolled, the line told with its results."""
+    events: list[DiceEvent] = []
+
+    def substitute(match: re.Match) -> str:
+        try:
+            (result,) = roll_expression(match.group(1))
+        except DiceError as refused:
+            return f"[[{match.group(1)}: {refused.message(caller.locale)}]]"
+        events.append(
+            DiceEvent(
+                {
+                    "type": "dice",
+                    "actor": caller.name,
+                    "kind": "roll",
+                    "expr": result.expr,
+                    "rolls": result.rolls,
+                    "total": result.total,
+                }
+            )
+        )
+        return f"{match.group(1)}={result.total}"
+
+    told = _INLINE.sub(substitute, text)
+    return CommandReply(f"{caller.name}: {told}", private=False, events=events)
 
 
 def keeper_refusal(caller: Caller) -> CommandReply:

@@ -14,7 +14,7 @@ from keeper.commands import Caller, CommandReply, DiceEvent, command, help_text,
 from keeper.dice import DiceError, roll_expression
 from keeper.frames import outcome_wire
 from keeper.models import TableSettings
-from keeper.rules import coc7
+from keeper.rules import coc7, dnd5e
 from keeper.rules.packs import catalog
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
@@ -154,10 +154,86 @@ def _check_once(arguments: str, caller: Caller, rule: str) -> tuple[str, DiceEve
     return text, DiceEvent(frame)
 
 
+_DND_CHECK = re.compile(r"^(?P<name>[^\d+\-]+?)\s*(?P<mod>[+-]\d+)?(?:\s+(?P<dc>\d+))?$", re.IGNORECASE)
+
+
+def _dnd_check(arguments: str, caller: Caller) -> CommandReply:
+    """D&D 5e: d20 + modifier against an optional DC, with adv/dis (cancelling) and prof."""
+    words = arguments.split()
+    advantage = sum(1 for w in words if w.lower() in dnd5e.ADVANTAGE_WORDS)
+    disadvantage = sum(1 for w in words if w.lower() in dnd5e.DISADVANTAGE_WORDS)
+    proficient = any(w.lower() in ("prof", "proficient", "熟练") for w in words)
+    rest = " ".join(
+        w
+        for w in words
+        if w.lower() not in dnd5e.ADVANTAGE_WORDS | dnd5e.DISADVANTAGE_WORDS | {"prof", "proficient", "熟练"}
+    )
+    match = _DND_CHECK.match(rest.strip())
+    if not match:
+        return CommandReply(
+            caller.say("Use .ra <skill> [DC] [adv|dis] [prof].", "用法：.ra <技能> [DC] [优势|劣势] [熟练]")
+        )
+    name, modifier = match.group("name").strip(), match.group("mod")
+    if modifier is None:
+        character = characters.active_character(caller.room_id, caller.member_id)
+        found = characters.sheet_value(character, name) if character else None
+        if found is None:
+            return CommandReply(
+                caller.say(
+                    "Give the modifier (.ra athletics+3 15) or make a character with .dnd.",
+                    "请给出调整值（.ra 运动+3 15），或先用 .dnd 创建角色。",
+                )
+            )
+        key, value = found
+        pack = characters.pack_of(character)
+        name, modifier_value = key, dnd5e.modifier(value) if key in pack.sheet.attributes else value
+    else:
+        modifier_value = int(modifier)
+    if proficient:
+        modifier_value += dnd5e.PROFICIENCY_BONUS
+    dc = int(match.group("dc")) if match.group("dc") else None
+    d20 = dnd5e.roll_d20(advantage, disadvantage)
+    total = d20.kept + modifier_value
+    outcome = dnd5e.grade(d20.kept, total, dc)
+    expr = {"advantage": "2d20kh1", "disadvantage": "2d20kl1"}.get(d20.mode, "1d20") + (
+        f"{modifier_value:+d}" if modifier_value else ""
+    )
+    detail: dict = {"modifier": modifier_value}
+    if d20.mode != "normal":
+        detail[d20.mode] = True
+    if proficient:
+        detail["proficiency"] = dnd5e.PROFICIENCY_BONUS
+    frame = _roll_frame(
+        caller,
+        "check",
+        expr,
+        d20.faces,
+        total,
+        target=dc,
+        outcome=outcome_wire(outcome) if outcome else None,
+        detail=detail,
+        skill=name,
+    )
+    verdict = f" {outcome.as_wire(caller.locale)['label']}" if outcome else ""
+    text = caller.say(
+        "{who}: {skill} {total}{vs}{verdict}",
+        "{who}：{skill} {total}{vs}{verdict}",
+        who=caller.name,
+        skill=name,
+        total=total,
+        vs=f" vs DC {dc}" if dc is not None else "",
+        verdict=verdict,
+    )
+    return CommandReply(text, private=False, events=[DiceEvent(frame)])
+
+
 @command("ra", "rc", "check", help_en="skill check: .ra b hard 侦查60", help_zh="技能检定：.ra 困难 侦查60")
 def check(arguments: str, caller: Caller) -> CommandReply:
-    """A graded check against a value (CoC ladder under the room's house rule)."""
+    """A graded check: the CoC ladder under the room's house rule, or d20 vs DC in D&D rooms."""
     settings = TableSettings.of(caller.room_id)
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if (character.system if character else settings.system) == "dnd5e":
+        return _dnd_check(arguments, caller)
     times = 1
     repeat = _REPEAT.match(arguments.strip())
     if repeat:

@@ -61,3 +61,20 @@ class Character(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.system}) in {self.room.name}"
+
+
+class InitiativeEntry(models.Model):
+    """One combatant in the room's initiative order (`.ri`)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="initiative")
+    name = models.CharField(max_length=64)
+    value = models.IntegerField()
+    tiebreak = models.IntegerField(default=0)
+    current = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["room", "-value", "-tiebreak", "id"]
+        constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_initiative_entry_per_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.value}"

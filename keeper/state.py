@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from keeper import characters
-from keeper.models import Character
+from keeper.models import Character, InitiativeEntry
 from keeper.rules.packs import catalog
 
 
@@ -30,14 +30,21 @@ class RoomRead:
     """What one refresh reads about a room from the database."""
 
     characters: list[Character] = field(default_factory=list)
+    initiative: list[InitiativeEntry] = field(default_factory=list)
 
 
 def read_room(room_id: int) -> RoomRead:
-    """The room's characters (active sheets and the pregen roster). Runs in a worker thread."""
+    """The room's characters (active sheets, the pregen roster) and initiative order.
+
+    Runs in a worker thread.
+    """
     present = Character.objects.filter(room_id=room_id).filter(active=True) | Character.objects.filter(
         room_id=room_id, pregen=True
     )
-    return RoomRead(characters=list(present.order_by("name", "id")))
+    return RoomRead(
+        characters=list(present.order_by("name", "id")),
+        initiative=list(InitiativeEntry.objects.filter(room_id=room_id)),
+    )
 
 
 def _character_frame(character: Character, locale: str) -> dict:
@@ -61,17 +68,21 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
     own = next((c for c in room.characters if c.active and c.owner == viewer.member_id), None)
     if own is not None:
         frame["character"] = _character_frame(own, viewer.locale)
-    frame["party"] = [
-        {
+    rolled = {entry.name: entry.value for entry in room.initiative}
+    frame["party"] = []
+    for c in room.characters:
+        if not (c.active and c.owner):
+            continue
+        member = {
             "name": c.name,
             "online": c.owner in online_ids,
             "active": c.owner == viewer.member_id,
             "resources": characters.resources_for(c, viewer.locale),
         }
-        for c in room.characters
-        if c.active and c.owner
-    ]
-    frame["initiative"] = []
+        if c.name in rolled:
+            member["initiative"] = rolled[c.name]
+        frame["party"].append(member)
+    frame["initiative"] = [{"name": e.name, "value": e.value, "current": e.current} for e in room.initiative]
     frame["online"] = len(online)
     pregens = [{"name": c.name, "claimed_by": c.owner} for c in room.characters if c.pregen]
     if pregens:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from keeper.dice.roller import roller
 from keeper.rules.outcome import Outcome
 
+# The proficiency bonus of a starting character; levels arrive with fuller sheets.
+PROFICIENCY_BONUS = 2
 TIERS = {"fumble": 0, "failure": 1, "success": 2, "critical": 3}
 ADVANTAGE_WORDS = {"adv", "advantage", "优势"}
 DISADVANTAGE_WORDS = {"dis", "disadvantage", "劣势"}
