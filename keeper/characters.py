@@ -27,11 +27,17 @@ def pack_of(character: Character) -> Pack:
     return catalog().packs[character.system]
 
 
+def _sheet_names(character: Character) -> dict[str, int]:
+    """Every value a formula may name; a characteristic not filled in yet counts as 0."""
+    pack = pack_of(character)
+    blank = dict.fromkeys([*pack.sheet.attributes, *(r.id for r in pack.sheet.resources)], 0)
+    return {**blank, **character.attributes, **character.resources}
+
+
 def derived(character: Character) -> dict[str, int]:
     """The pack's derived values (maxima and the like) for this sheet."""
-    pack = pack_of(character)
-    names = {**character.attributes, **character.resources}
-    return {name: evaluate(formula, names) for name, formula in pack.sheet.derived.items()}
+    names = _sheet_names(character)
+    return {name: evaluate(formula, names) for name, formula in pack_of(character).sheet.derived.items()}
 
 
 def character_create(*, room_id: int, member_id: str, system: str, name: str) -> Character:
@@ -113,8 +119,7 @@ def sheet_change(character: Character, name: str, operator: str, amount: int) ->
 def resources_for(character: Character, locale: str) -> list[dict]:
     """The sheet's vitals as `Resource` entries, in pack order, labelled for the viewer."""
     pack = pack_of(character)
-    values = derived(character)
-    names = {**character.attributes, **character.resources, **values}
+    names = {**_sheet_names(character), **derived(character)}
     entries = []
     for resource in pack.sheet.resources:
         entry = {
