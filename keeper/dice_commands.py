@@ -77,8 +77,9 @@ def hidden_roll(arguments: str, caller: Caller) -> CommandReply:
     return _typed_roll(arguments, caller, hidden=True)
 
 
-def _parse_check(arguments: str) -> tuple[int, int, str, str, int | None]:
-    """(bonus, penalty, difficulty, skill name, value) from `[b/p] [difficulty] name[value]`."""
+def _parse_check(arguments: str, words: dict[str, str]) -> tuple[int, int, str, str, int | None]:
+    """(bonus, penalty, difficulty, skill name, value) from `[b/p] [difficulty] name[value]`;
+    `words` are the pack's difficulty words."""
     bonus = penalty = 0
     difficulty = "regular"
     rest = arguments.strip()
@@ -94,8 +95,10 @@ def _parse_check(arguments: str) -> tuple[int, int, str, str, int | None]:
                 penalty += count
             rest = rest[extra.end() :].strip()
             changed = True
-        for word, level in coc7.DIFFICULTY_WORDS.items():
-            if rest.lower().startswith(word) and len(rest) > len(word):
+        for word, level in words.items():
+            after = rest[len(word) : len(word) + 1]
+            # "hard spot" and "困难侦查" name a difficulty; "hardware" does not.
+            if rest.lower().startswith(word) and after and not (after.isascii() and after.isalpha()):
                 difficulty = level
                 rest = rest[len(word) :].strip()
                 changed = True
@@ -107,7 +110,9 @@ def _parse_check(arguments: str) -> tuple[int, int, str, str, int | None]:
 
 
 def _check_once(arguments: str, caller: Caller, rule: str) -> tuple[str, DiceEvent] | str:
-    bonus, penalty, difficulty, name, value = _parse_check(arguments)
+    bonus, penalty, difficulty, name, value = _parse_check(
+        arguments, catalog().packs["coc7"].difficulty_words()
+    )
     if value is None:
         character = characters.active_character(caller.room_id, caller.member_id)
         found = characters.sheet_value(character, name) if character and name else None
@@ -255,7 +260,8 @@ def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
     settings = TableSettings.of(caller.room_id)
     sides = arguments.split()
-    parsed = [_parse_check(side) for side in sides]
+    words = catalog().packs["coc7"].difficulty_words()
+    parsed = [_parse_check(side, words) for side in sides]
     if len(sides) != 2 or any(value is None for *_, value in parsed):
         return CommandReply(caller.say("Use .rav <left><value> <right><value>.", "用法：.rav 斗殴50 闪避40"))
     rule = settings.house_rule or "0"

@@ -65,6 +65,14 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
     if character is None:
         return _no_character(caller)
     text = arguments.strip()
+    if text == "clear":
+        pack = characters.pack_of(character)
+        character.attributes, character.resources = {}, {}
+        character.skills = {k: v for k, v in pack.sheet.skills.items() if isinstance(v, int)}
+        character.save(update_fields=["attributes", "resources", "skills"])
+        return CommandReply(
+            caller.say("{name}'s sheet is cleared.", "{name} 的角色卡已清空。", name=character.name)
+        )
     if text in ("", "show"):
         pack = characters.pack_of(character)
         attributes = " ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)

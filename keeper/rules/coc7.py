@@ -20,16 +20,6 @@ from keeper.rules.outcome import Outcome
 
 HOUSE_RULES = ("0", "1", "2", "3", "4", "5", "dg")
 DIFFICULTIES = ("regular", "hard", "extreme", "critical")
-DIFFICULTY_WORDS = {
-    "regular": "regular",
-    "普通": "regular",
-    "hard": "hard",
-    "困难": "hard",
-    "extreme": "extreme",
-    "极难": "extreme",
-    "critical": "critical",
-    "大成功": "critical",
-}
 TIERS = {"fumble": 0, "failure": 1, "regular": 2, "hard": 3, "extreme": 4, "critical": 5}
 
 

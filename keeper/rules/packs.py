@@ -146,6 +146,10 @@ class Pack(BaseModel):
             raise ValueError("check.default_house_rule must be one of check.house_rules")
         return self
 
+    def difficulty_words(self) -> dict[str, str]:
+        """Every word (en and zh) that names a difficulty, mapped to its level."""
+        return {word.lower(): level for level, words in self.difficulties.items() for word in words}
+
     def system_entry(self) -> dict:
         """This pack's entry in `state.systems`."""
         entry = {"id": self.id}

@@ -114,3 +114,20 @@ def test_the_state_shows_the_viewers_character_in_their_language(caller):
     assert {p["name"]: p["active"] for p in english["party"]} == {"Harvey": True, "阿光": False}
     assert all(p["online"] for p in english["party"])
     assert "pregens" not in english
+
+
+def test_st_clear_empties_the_sheet_and_st_shows_it(caller):
+    dispatch(".coc Harvey", caller)
+    dispatch(".st STR70 侦查80", caller)
+    assert "STR70" in dispatch(".st", caller).text
+    dispatch(".st clear", caller)
+    harvey = characters.active_character(caller.room_id, caller.member_id)
+    assert harvey.attributes == {} and harvey.skills["spot_hidden"] == 25
+
+
+def test_difficulty_words_come_from_the_pack(caller):
+    (hard,) = dispatch(".ra 困难 侦查60", caller).events
+    (extreme,) = dispatch(".ra extreme spot60", caller).events
+    assert hard.frame["effective_target"] == 30 and extreme.frame["effective_target"] == 12
+    (plain,) = dispatch(".ra hardware50", caller).events
+    assert plain.frame["effective_target"] == 50 and plain.frame["skill"] == "hardware"

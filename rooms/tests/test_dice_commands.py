@@ -151,3 +151,22 @@ async def _state_where(client, condition):
         state = await client.expect("state")
         if condition(state):
             return state
+
+
+async def test_a_pack_dropped_into_the_packs_directory_appears_in_state_systems(fresh_env):
+    from rooms.tests.servers import start_serve
+
+    packs = fresh_env.data_dir / "packs"
+    packs.mkdir(exist_ok=True)
+    (packs / "blades.yaml").write_text(
+        "id: blades\nname: {en: Blades}\nmake_char: blade\ndefault_die: 1d6\n"
+        "check: {roll: d20, target: dc, ladder: dnd5e}\nsheet: {attributes: [INSIGHT, PROWESS]}\n"
+    )
+    server = start_serve(fresh_env)
+    try:
+        async with await WsClient.connect(server.ws_url) as client:
+            frames = await client.join(fresh_env.mint("packs", "Pat"))
+    finally:
+        server.stop()
+    systems = next(f for f in frames if f["type"] == "state")["systems"]
+    assert {"id": "blades", "make_char": "blade"} in systems and {"id": "coc7", "make_char": "coc"} in systems
