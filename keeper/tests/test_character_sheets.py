@@ -6,19 +6,11 @@ import pytest
 
 from keeper import characters
 from keeper.commands import Caller, dispatch
-from keeper.dice import Roller
 from keeper.models import Character
 from keeper.state import Viewer, build_state, read_room
 from rooms.services import room_get_or_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def seeded():
-    Roller(seed=11).install()
-    yield
-    Roller().install()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
 
 
 @pytest.fixture

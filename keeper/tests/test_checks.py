@@ -2,22 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from keeper.dice.roller import Roller
 from keeper.rules import coc7, dnd5e
-from keeper.tests.test_percentile_dice import Scripted
-
-
-@pytest.fixture
-def dice():
-    def script(*values: int) -> None:
-        roller = Roller(seed=0)
-        roller.source = Scripted(list(values))
-        roller.install()
-
-    yield script
-    Roller().install()
 
 
 def test_a_sanity_fumble_loses_the_maximum_of_the_failure_expression(dice):

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from keeper.dice import DiceError, Roller, roll_expression
+from keeper.dice import DiceError, roll_expression
 
-
-@pytest.fixture(autouse=True)
-def seeded():
-    Roller(seed=7).install()
-    yield
-    Roller().install()
+pytestmark = pytest.mark.usefixtures("seeded")
 
 
 def one(text: str):

@@ -2,34 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
-import pytest
-
 from keeper.dice.roller import Roller
 from keeper.rules.coc7 import d100_value, roll_d100
-
-
-class Scripted(random.Random):
-    """Dice whose faces the test chooses: each randrange(n) returns the next value."""
-
-    def __init__(self, values: list[int]) -> None:
-        super().__init__()
-        self.values = list(values)
-
-    def randrange(self, n: int, *args: object) -> int:  # type: ignore[override]
-        return self.values.pop(0)
-
-
-@pytest.fixture
-def dice():
-    def script(*values: int) -> None:
-        roller = Roller(seed=0)
-        roller.source = Scripted(list(values))
-        roller.install()
-
-    yield script
-    Roller().install()
 
 
 def test_tens_zero_with_units_zero_is_100_the_worst_roll():
