@@ -22,7 +22,7 @@ from django.conf import settings
 from keeper.frames import for_viewer
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
-from rooms import coordination, hub, keystore, media_channel, selectors
+from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors
 from rooms.models import AccessKey, Audience
 from rooms.protocol import inbound
 from rooms.protocol.messages import error_message, notice
@@ -394,30 +394,20 @@ class SessionCore:
         elif isinstance(frame, inbound.AvatarSet):
             self.send_error("avatar_no_character")
         elif frame.type.startswith("admin_"):
-            self._admin_placeholder(frame.type)
+            await self._admin(frame)
         elif frame.type == "media_set_enabled" and not seat.is_keeper:
             self.send_error("forbidden")
         else:
             self.send_error("server_error", message_key="not_yet", what=frame.type)
 
-    def _admin_placeholder(self, frame_type: str) -> None:
-        assert self.seat is not None
-        if not self.seat.is_keeper:
-            self.send(
-                {
-                    "type": "admin_error",
-                    "code": "forbidden",
-                    "message": notice("admin_forbidden", self.locale),
-                }
-            )
+    async def _admin(self, frame: inbound.Inbound) -> None:
+        seat = self.seat
+        assert seat is not None
+        admin = admin_frames.Admin(seat.room_id, seat.room_name, seat.is_keeper, self.locale)
+        if not admin.is_keeper:  # the role stamped at join is the only gate; nothing is read
+            self.send(admin.error("forbidden"))
             return
-        self.send(
-            {
-                "type": "admin_error",
-                "code": "op_failed",
-                "message": notice("admin_not_yet", self.locale, what=frame_type),
-            }
-        )
+        self.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
 
     async def _accept_input(self, text: str) -> None:
         seat = self.seat

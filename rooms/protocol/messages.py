@@ -71,14 +71,6 @@ NOTICES: dict[str, dict[str, str]] = {
         "en": "Another turn is running; yours is queued and will follow.",
         "zh": "另一回合正在进行；你的行动已排队，稍后执行。",
     },
-    "admin_not_yet": {
-        "en": "This server does not handle {what} yet.",
-        "zh": "本服务器暂不支持 {what}。",
-    },
-    "admin_forbidden": {
-        "en": "Only a keeper connection may use admin requests.",
-        "zh": "只有守秘人连接可以使用管理请求。",
-    },
 }
 
 

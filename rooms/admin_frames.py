@@ -1,0 +1,156 @@
+"""Keeper admin frames (protocol "Admin frames"; checklist 238-278).
+
+Answered only on a keeper connection, and only for the caller's own room: anything
+else is `admin_error forbidden` before anything is read or changed. The keys part is
+here; room backups, model configuration, skills and the forge arrive with issue 6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rooms import services
+from rooms.models import AccessKey, Role, Room
+from rooms.protocol import inbound
+
+MESSAGES = {
+    "forbidden": {"en": "Only a keeper of this room may do that.", "zh": "只有本房间的守秘人可以这样做。"},
+    "other_room": {
+        "en": "A keeper manages their own room only; other rooms are for the operator console.",
+        "zh": "守秘人只能管理自己的房间；其他房间请在服务器管理后台操作。",
+    },
+    "not_found": {"en": "No key with that id in this room.", "zh": "本房间没有这个 id 的密钥。"},
+    "last_keeper": {
+        "en": "That is the room's last keeper key: mint another keeper key first.",
+        "zh": "这是本房间最后一把守秘人密钥：请先再创建一把守秘人密钥。",
+    },
+    "bad_request": {"en": "That request is not valid: {detail}", "zh": "请求无效：{detail}"},
+    "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
+}
+
+
+@dataclass(frozen=True)
+class Admin:
+    """The keeper making an admin request."""
+
+    room_id: int
+    room_name: str
+    is_keeper: bool
+    locale: str
+
+    def error(self, code: str, key: str | None = None, **values: object) -> dict:
+        texts = MESSAGES[key or code]
+        return {
+            "type": "admin_error",
+            "code": code,
+            "message": (texts.get(self.locale) or texts["en"]).format(**values),
+        }
+
+
+def _key_entry(key: AccessKey, room_name: str) -> dict:
+    return {
+        "id": key.public_id,
+        "key_masked": key.key_masked,
+        "room": room_name,
+        "name": key.name,
+        "role": key.role,
+        "purpose": "join",
+        "expires_at": None,
+    }
+
+
+def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
+    keys = AccessKey.objects.filter(room_id=admin.room_id).order_by("name", "id")
+    frame = {"type": "admin_keys", "keys": [_key_entry(k, admin.room_name) for k in keys]}
+    if minted is not None:
+        frame["minted"] = {
+            "key": minted.key,
+            "room": admin.room_name,
+            "name": minted.access_key.name,
+            "role": minted.access_key.role,
+        }
+    return frame
+
+
+def _find(admin: Admin, key_id: str) -> AccessKey | None:
+    if len(key_id) != 16:
+        return None
+    return AccessKey.objects.filter(room_id=admin.room_id, digest__startswith=key_id).first()
+
+
+def _list_keys(frame: inbound.AdminListKeys, admin: Admin) -> dict:
+    return _roster(admin)
+
+
+def _mint_key(frame: inbound.AdminMintKey, admin: Admin) -> dict:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    try:
+        minted = services.key_mint(
+            room=admin.room_name,
+            name=frame.name or ("Keeper" if frame.role == "keeper" else "Player"),
+            role=frame.role or Role.PLAYER,
+        )
+    except services.KeyAdminError as exc:
+        return admin.error("bad_request", detail=str(exc))
+    return _roster(admin, minted)
+
+
+def _update_key(frame: inbound.AdminUpdateKey, admin: Admin) -> dict:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    key = _find(admin, frame.id)
+    if key is None:
+        return admin.error("not_found")
+    try:
+        services.key_update(access_key=key, name=frame.name, role=frame.role)
+    except services.LastKeeperError:
+        return admin.error("last_keeper")
+    except services.KeyAdminError as exc:
+        return admin.error("bad_request", detail=str(exc))
+    return _roster(admin)
+
+
+def _delete_key(frame: inbound.AdminDeleteKey, admin: Admin) -> dict:
+    key = _find(admin, frame.id)
+    if key is None:
+        return admin.error("not_found")
+    try:
+        services.key_delete(access_key=key)
+    except services.LastKeeperError:
+        return admin.error("last_keeper")
+    return _roster(admin)
+
+
+def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    deleted, _ = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+    return {
+        "type": "admin_room_op",
+        "action": "delete",
+        "room": admin.room_name,
+        "keys": deleted,
+        "store_rows": 0,
+        "vector_points": 0,
+    }
+
+
+HANDLERS: dict[type, Callable[..., dict]] = {
+    inbound.AdminListKeys: _list_keys,
+    inbound.AdminMintKey: _mint_key,
+    inbound.AdminUpdateKey: _update_key,
+    inbound.AdminDeleteKey: _delete_key,
+    inbound.AdminDeleteRoom: _delete_room,
+}
+
+
+def answer(frame: inbound.Inbound, admin: Admin) -> dict:
+    """The reply to one admin frame. Runs in a worker thread (it reads and writes keys)."""
+    if not admin.is_keeper:
+        return admin.error("forbidden")
+    handler = HANDLERS.get(type(frame))
+    if handler is None:
+        return admin.error("op_failed", "not_yet", what=frame.type)
+    return handler(frame, admin)
