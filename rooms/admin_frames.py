@@ -1,16 +1,19 @@
-"""Keeper admin frames (protocol "Admin frames"; checklist 238-278).
+"""Keeper admin frames (protocol "Admin frames"; checklist 238-288).
 
 Answered only on a keeper connection, and only for the caller's own room: anything
-else is `admin_error forbidden` before anything is read or changed. The keys part is
-here; room backups, model configuration, skills and the forge arrive with issue 6.
+else is `admin_error forbidden` before anything is read or changed. Keys, room
+backups, resets and the rule list are here; model configuration, skills, the forge
+and self-update arrive with the rest of issue 6.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from rooms import services
+from keeper.rules.packs import BUILT_IN, catalog
+from rooms import backups, services
 from rooms.models import AccessKey, Role, Room
 from rooms.protocol import inbound
 
@@ -27,7 +30,17 @@ MESSAGES = {
     },
     "bad_request": {"en": "That request is not valid: {detail}", "zh": "请求无效：{detail}"},
     "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
+    "no_backup": {"en": "There is no backup called {name}.", "zh": "没有名为 {name} 的备份。"},
+    "backup_failed": {"en": "The backup operation failed: {detail}", "zh": "备份操作失败：{detail}"},
 }
+
+
+@dataclass(frozen=True)
+class AdminReply:
+    """The frame to send back, and whether every member must get a fresh `state{reset}`."""
+
+    frame: dict
+    reset: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,34 +136,99 @@ def _delete_key(frame: inbound.AdminDeleteKey, admin: Admin) -> dict:
     return _roster(admin)
 
 
-def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
-    if frame.room != admin.room_name:
-        return admin.error("forbidden", "other_room")
-    deleted, _ = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+def _room_op(action: str, room: str, counts: backups.RoomCounts, **extra: object) -> dict:
     return {
         "type": "admin_room_op",
-        "action": "delete",
-        "room": admin.room_name,
-        "keys": deleted,
-        "store_rows": 0,
+        "action": action,
+        "room": room,
+        **{k: v for k, v in extra.items() if v is not None},
+        "keys": counts.keys,
+        "store_rows": counts.store_rows,
         "vector_points": 0,
     }
 
 
-HANDLERS: dict[type, Callable[..., dict]] = {
+def _relative(path: Path) -> str:
+    # Replies name the file inside room_backups/, never an absolute server path.
+    return path.name
+
+
+def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    deleted, _ = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+    return _room_op("delete", admin.room_name, backups.RoomCounts(keys=deleted, store_rows=0))
+
+
+def _export_room(frame: inbound.AdminExportRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    path = backups.backup_path(frame.path, admin.room_name)
+    counts = backups.room_export(Room.objects.get(pk=admin.room_id), path)
+    return _room_op("export", admin.room_name, counts, path=_relative(path))
+
+
+def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict | AdminReply:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    path = backups.backup_path(frame.path, admin.room_name)
+    if not path.exists():
+        return admin.error("not_found", "no_backup", name=path.name)
+    _room, counts = backups.room_import(path, admin.room_name)
+    return AdminReply(_room_op("import", admin.room_name, counts, path=_relative(path)), reset=True)
+
+
+def _delete_room_data(frame: inbound.AdminDeleteRoomData, admin: Admin) -> dict | AdminReply:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    path = backups.backup_path(frame.path, admin.room_name) if frame.backup is not False else None
+    counts = backups.room_delete_data(Room.objects.get(pk=admin.room_id), backup=path)
+    reply = _room_op("delete", admin.room_name, counts, path=_relative(path) if path else None)
+    return AdminReply(reply, reset=True)
+
+
+def _reset_room(frame: inbound.AdminResetRoom, admin: Admin) -> AdminReply:
+    if frame.room != admin.room_name:
+        return AdminReply(admin.error("forbidden", "other_room"))
+    scope = frame.scope or "story"
+    counts = backups.room_reset(Room.objects.get(pk=admin.room_id), scope)
+    return AdminReply(_room_op("reset", admin.room_name, counts, scope=scope), reset=True)
+
+
+def _list_rules(frame: inbound.AdminListRules, admin: Admin) -> dict:
+    return {
+        "type": "admin_rules",
+        "systems": [{"id": pack_id, "built_in": pack_id in BUILT_IN} for pack_id in catalog().packs],
+    }
+
+
+HANDLERS: dict[type, Callable[..., dict | AdminReply]] = {
     inbound.AdminListKeys: _list_keys,
     inbound.AdminMintKey: _mint_key,
     inbound.AdminUpdateKey: _update_key,
     inbound.AdminDeleteKey: _delete_key,
     inbound.AdminDeleteRoom: _delete_room,
+    inbound.AdminExportRoom: _export_room,
+    inbound.AdminImportRoom: _import_room,
+    inbound.AdminDeleteRoomData: _delete_room_data,
+    inbound.AdminResetRoom: _reset_room,
+    inbound.AdminListRules: _list_rules,
 }
+# Operations that replace the room's story: they wait for the room's turn.
+TURN_TAKING = (inbound.AdminImportRoom, inbound.AdminDeleteRoomData, inbound.AdminResetRoom)
 
 
-def answer(frame: inbound.Inbound, admin: Admin) -> dict:
-    """The reply to one admin frame. Runs in a worker thread (it reads and writes keys)."""
+def answer(frame: inbound.Inbound, admin: Admin) -> AdminReply:
+    """The reply to one admin frame. Runs in a worker thread (it reads and writes rows)."""
     if not admin.is_keeper:
-        return admin.error("forbidden")
+        return AdminReply(admin.error("forbidden"))
     handler = HANDLERS.get(type(frame))
     if handler is None:
-        return admin.error("op_failed", "not_yet", what=frame.type)
-    return handler(frame, admin)
+        return AdminReply(admin.error("op_failed", "not_yet", what=frame.type))
+    try:
+        reply = handler(frame, admin)
+    except backups.BackupError as exc:
+        return AdminReply(admin.error(exc.code, "backup_failed", detail=str(exc)))
+    except OSError as exc:
+        return AdminReply(admin.error("op_failed", "backup_failed", detail=exc.strerror or str(exc)))
+    return reply if isinstance(reply, AdminReply) else AdminReply(reply)

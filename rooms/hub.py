@@ -68,10 +68,11 @@ async def publish_presence_changed(room_id: int, *, except_connection: str = "")
     )
 
 
-async def publish_state_refresh(room_id: int) -> None:
-    """Tell every connection of the room to send its viewer a fresh `state`."""
+async def publish_state_refresh(room_id: int, *, reset: bool = False) -> None:
+    """Tell every connection of the room to send its viewer a fresh `state` (marked
+    `reset` after a campaign wipe)."""
     await get_channel_layer().group_send(
-        group_name(room_id), {"type": "room.state", "refresh": _refresh_id()}
+        group_name(room_id), {"type": "room.state", "refresh": _refresh_id(), "reset": reset}
     )
 
 

@@ -354,7 +354,10 @@ class SessionCore:
                 self.send(self._presence(online))
                 self.send(self._state(seat, online, room))
         elif kind == "room.state":
-            self.send(self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh"))))
+            state = self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh")))
+            if message.get("reset"):
+                state["reset"] = True  # the client also clears its scrollback (checklist 128-129)
+            self.send(state)
 
     @staticmethod
     def _may_see(seat: Seat, message: dict) -> bool:
@@ -407,7 +410,14 @@ class SessionCore:
         if not admin.is_keeper:  # the role stamped at join is the only gate; nothing is read
             self.send(admin.error("forbidden"))
             return
-        self.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
+        if isinstance(frame, admin_frames.TURN_TAKING):
+            async with coordination.shared().room_turn(seat.room_id, seat.member.name):
+                reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
+        else:
+            reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
+        self.send(reply.frame)
+        if reply.reset:
+            await hub.publish_state_refresh(seat.room_id, reset=True)
 
     async def _accept_input(self, text: str) -> None:
         seat = self.seat

@@ -1,0 +1,227 @@
+"""Room backups: one versioned JSON document per room, written atomically under
+`<data_dir>/room_backups/`, restorable on this or a fresh server (DECISIONS "Keys and
+admin"). Keys travel as digests, never as keys; media arrives with issue 5.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from keeper.models import Character, InitiativeEntry, TableSettings
+from rooms.models import AccessKey, Room, TranscriptEntry, TurnEvent
+from rooms.services import new_frame_id
+
+FORMAT = "loreweaver-django-room"
+VERSION = 1
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
+
+
+class BackupError(ValueError):
+    """A backup request that cannot be done; `code` is the admin_error code."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class RoomCounts:
+    """What an operation touched, for `admin_room_op`."""
+
+    keys: int
+    store_rows: int
+
+
+def backup_dir() -> Path:
+    """Where backups live (created on first use)."""
+    folder = Path(settings.DATA_DIR) / "room_backups"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def backup_path(name: str | None, room: str) -> Path:
+    """The file for `name` inside the backups folder, or a fresh dated name.
+
+    A client-supplied name is a bare file name: an absolute path, a separator or `..`
+    is refused, so nothing is ever read or written outside the folder.
+    """
+    if not name:
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+        safe_room = re.sub(r"[^A-Za-z0-9_-]", "_", room)[:40] or "room"
+        return backup_dir() / f"{safe_room}-{stamp}.json"
+    if not _SAFE_NAME.match(name) or ".." in name:
+        raise BackupError("bad_request", "a backup path is a plain file name inside room_backups/")
+    return backup_dir() / (name if name.endswith(".json") else name + ".json")
+
+
+def _document(room: Room) -> dict:
+    table = TableSettings.objects.filter(room=room).first()
+    entries = list(TranscriptEntry.objects.filter(room=room).order_by("id"))
+    index = {entry.pk: position for position, entry in enumerate(entries)}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "room": room.name,
+        "settings": {"system": table.system, "house_rule": table.house_rule} if table else {},
+        "keys": [
+            {
+                "digest": k.digest,
+                "member_id": k.member_id,
+                "key_masked": k.key_masked,
+                "name": k.name,
+                "role": k.role,
+            }
+            for k in AccessKey.objects.filter(room=room).order_by("id")
+        ],
+        "transcript": [
+            {
+                "frame_id": e.frame_id,
+                "speaker": e.speaker,
+                "name": e.name,
+                "member_id": e.member_id,
+                "text": e.text,
+                "format": e.format,
+            }
+            for e in entries
+        ],
+        "turn_events": [
+            {
+                "anchor": index.get(event.anchor_id),
+                "frame": event.frame,
+                "audience": event.audience,
+                "member_id": event.member_id,
+            }
+            for event in TurnEvent.objects.filter(room=room).order_by("id")
+        ],
+        "characters": [
+            {
+                "owner": c.owner,
+                "name": c.name,
+                "system": c.system,
+                "attributes": c.attributes,
+                "skills": c.skills,
+                "resources": c.resources,
+                "status_effects": c.status_effects,
+                "active": c.active,
+                "pregen": c.pregen,
+            }
+            for c in Character.objects.filter(room=room).order_by("id")
+        ],
+        "initiative": [
+            {"name": e.name, "value": e.value, "tiebreak": e.tiebreak, "current": e.current}
+            for e in InitiativeEntry.objects.filter(room=room)
+        ],
+    }
+
+
+def room_export(room: Room, path: Path) -> RoomCounts:
+    """Write the room's backup to `path` atomically (temporary file, then rename)."""
+    document = _document(room)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        json.dump(document, handle, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    temporary.replace(path)
+    rows = sum(len(document[part]) for part in ("transcript", "turn_events", "characters", "initiative"))
+    return RoomCounts(keys=len(document["keys"]), store_rows=rows)
+
+
+def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:
+    """Restore a backup, into `room_name` if given (remapped), all or nothing.
+
+    The room's story, characters, initiative and settings are replaced by the backup's;
+    keys whose digest already exists stay where they are.
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BackupError("not_found", f"no backup called {path.name}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BackupError("bad_request", f"{path.name} is not a backup ({exc})") from None
+    if (
+        not isinstance(document, dict)
+        or document.get("format") != FORMAT
+        or document.get("version") != VERSION
+    ):
+        raise BackupError("bad_request", f"{path.name} is not a version {VERSION} room backup")
+    target = room_name or document.get("room")
+    if not isinstance(target, str) or not target:
+        raise BackupError("bad_request", "the backup names no room")
+    try:
+        with transaction.atomic():
+            room, _ = Room.objects.get_or_create(name=target)
+            _clear(room, keys=False)
+            keys = 0
+            for key in document["keys"]:
+                if not AccessKey.objects.filter(digest=key["digest"]).exists():
+                    AccessKey.objects.create(room=room, **key)
+                    keys += 1
+            entries = []
+            for line in document["transcript"]:
+                frame_id = line["frame_id"]
+                if TranscriptEntry.objects.filter(frame_id=frame_id).exists():
+                    frame_id = new_frame_id()  # the original room still holds this line
+                entries.append(TranscriptEntry.objects.create(room=room, **{**line, "frame_id": frame_id}))
+            for event in document["turn_events"]:
+                anchor = entries[event["anchor"]] if event["anchor"] is not None else None
+                TurnEvent.objects.create(
+                    room=room,
+                    anchor=anchor,
+                    frame=event["frame"],
+                    audience=event["audience"],
+                    member_id=event["member_id"],
+                )
+            for character in document["characters"]:
+                Character.objects.create(room=room, **character)
+            for entry in document["initiative"]:
+                InitiativeEntry.objects.create(room=room, **entry)
+            if document["settings"]:
+                TableSettings.objects.update_or_create(room=room, defaults=document["settings"])
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        raise BackupError(
+            "bad_request", f"{path.name} is damaged ({exc.__class__.__name__}: {exc})"
+        ) from None
+    rows = sum(len(document[part]) for part in ("transcript", "turn_events", "characters", "initiative"))
+    return room, RoomCounts(keys=keys, store_rows=rows)
+
+
+def _clear(room: Room, *, keys: bool) -> int:
+    deleted = 0
+    for model in (TurnEvent, TranscriptEntry, Character, InitiativeEntry):
+        deleted += model.objects.filter(room=room).delete()[0]
+    if keys:
+        AccessKey.objects.filter(room=room).delete()
+        TableSettings.objects.filter(room=room).delete()
+    return deleted
+
+
+def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
+    """Delete the room's keys and data; with a backup path, only after it was written."""
+    if backup is not None:
+        room_export(room, backup)
+    with transaction.atomic():
+        keys = AccessKey.objects.filter(room=room).count()
+        rows = _clear(room, keys=True)
+    return RoomCounts(keys=keys, store_rows=rows)
+
+
+def room_reset(room: Room, scope: str) -> RoomCounts:
+    """Start the campaign over: `story` clears the story; `chars` also the characters;
+    `all` everything but keys and settings. Keys, settings and connections stay."""
+    with transaction.atomic():
+        deleted = 0
+        for model in (TurnEvent, TranscriptEntry, InitiativeEntry):
+            deleted += model.objects.filter(room=room).delete()[0]
+        if scope in ("chars", "all"):
+            deleted += Character.objects.filter(room=room).delete()[0]
+    return RoomCounts(keys=0, store_rows=deleted)
