@@ -9,4 +9,11 @@ class KeeperConfig(AppConfig):
 
     def ready(self) -> None:
         # Commands register themselves with the router when their module is imported.
-        from keeper import dice_commands, madness, pregens, sheet_commands, turn_order  # noqa: F401
+        from keeper import (  # noqa: F401
+            dice_commands,
+            madness,
+            pregens,
+            sheet_commands,
+            table_commands,
+            turn_order,
+        )

@@ -51,6 +51,8 @@ class CommandReply:
     text: str
     private: bool = True
     events: list[DiceEvent] = field(default_factory=list)
+    # The room's story was wiped or replaced: every member gets a `state{reset:true}`.
+    reset: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,12 @@ class TableSettings(models.Model):
     room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="table_settings")
     system = models.CharField(max_length=32, default="coc7")
     house_rule = models.CharField(max_length=8, default="0")
+    language = models.CharField(
+        max_length=2, default="", blank=True, help_text="en or zh; empty: the server's"
+    )
+    # A `.reset` waiting for `.reset confirm`.
+    pending_reset = models.CharField(max_length=8, blank=True)
+    pending_reset_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "table settings"

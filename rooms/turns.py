@@ -113,4 +113,4 @@ async def run_input(context: TurnContext, text: str) -> None:
         else:
             entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
             await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
-        await hub.publish_state_refresh(context.room_id)
+        await hub.publish_state_refresh(context.room_id, reset=bool(reply and reply.reset))
