@@ -8,7 +8,10 @@ from rooms.tests.clients import WsClient
 
 async def test_reset_needs_a_confirmation_and_then_clears_the_story_for_everyone(server, room):
     keeper_key, player_key = server.env.mint(room, "Keeper", "keeper"), server.env.mint(room, "Player")
-    async with await WsClient.connect(server.ws_url) as keeper, await WsClient.connect(server.ws_url) as player:
+    async with (
+        await WsClient.connect(server.ws_url) as keeper,
+        await WsClient.connect(server.ws_url) as player,
+    ):
         await keeper.join(keeper_key)
         await player.join(player_key)
         await player.say("A line to lose.")
@@ -46,7 +49,10 @@ async def test_a_checkpoint_saves_and_loads_the_room(server, room):
 
 async def test_the_keeper_sets_the_room_language(server, room):
     keeper_key, player_key = server.env.mint(room, "Keeper", "keeper"), server.env.mint(room, "Player")
-    async with await WsClient.connect(server.ws_url) as keeper, await WsClient.connect(server.ws_url) as player:
+    async with (
+        await WsClient.connect(server.ws_url) as keeper,
+        await WsClient.connect(server.ws_url) as player,
+    ):
         await keeper.join(keeper_key)
         await player.join(player_key)
         await player.say(".language zh")
