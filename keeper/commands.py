@@ -72,7 +72,8 @@ _ALIASES: dict[str, Command] = {}
 def command(
     *aliases: str, help_en: str, help_zh: str, keeper_only: bool = False
 ) -> Callable[[Callable[[str, Caller], CommandReply]], Callable[[str, Caller], CommandReply]]:
-    """Register a command under its aliases (the first is its name)."""
+    """Register a command under its aliases (the first is its name). A `keeper_only`
+    command is refused to players by the router and listed in the keeper's help."""
 
     def register(handler: Callable[[str, Caller], CommandReply]) -> Callable[[str, Caller], CommandReply]:
         entry = Command(aliases[0], aliases, handler, help_en, help_zh, keeper_only)
@@ -118,6 +119,8 @@ def dispatch(text: str, caller: Caller) -> CommandReply | None:
     entry, word, arguments = _split(text)
     if entry is None:
         return _unknown(word, caller)
+    if entry.keeper_only and not caller.is_keeper:
+        return keeper_refusal(caller)
     if len(arguments) > MAX_ARGUMENT_CHARS:
         return CommandReply(
             caller.say(

@@ -297,12 +297,7 @@ def opposed(arguments: str, caller: Caller) -> CommandReply:
     )
 
 
-@command(
-    "rule",
-    help_en="house rule: .rule, .rule 2 (keeper), .rule dg",
-    help_zh="房规：.rule 2（守秘人）",
-    keeper_only=True,
-)
+@command("rule", help_en="house rule: .rule, .rule 2 (keeper), .rule dg", help_zh="房规：.rule 2（守秘人）")
 def house_rule(arguments: str, caller: Caller) -> CommandReply:
     """Show the room's CoC house rule; a keeper may change it."""
     settings = TableSettings.of(caller.room_id)

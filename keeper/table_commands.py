@@ -22,8 +22,6 @@ CONFIRM_WINDOW = datetime.timedelta(seconds=60)
     keeper_only=True,
 )
 def reset(arguments: str, caller: Caller) -> CommandReply:
-    if not caller.is_keeper:
-        return keeper_refusal(caller)
     settings = TableSettings.of(caller.room_id)
     word = arguments.strip().lower()
     if word == "confirm":
@@ -86,8 +84,6 @@ def language(arguments: str, caller: Caller) -> CommandReply:
     keeper_only=True,
 )
 def save(arguments: str, caller: Caller) -> CommandReply:
-    if not caller.is_keeper:
-        return keeper_refusal(caller)
     word, _, name = arguments.strip().partition(" ")
     room = Room.objects.get(pk=caller.room_id)
     try:

@@ -67,4 +67,9 @@ def test_arguments_over_4000_characters_are_refused():
 def test_help_has_a_keeper_layer():
     player = dispatch(".help", caller()).text
     keeper = dispatch(".help", caller(keeper=True)).text
-    assert ".rule" not in player and ".rule" in keeper and ".ra" in player
+    assert ".reset" not in player and ".reset" in keeper and ".ra" in player and ".rule" in player
+
+
+def test_a_keeper_command_is_refused_to_a_player_by_the_router():
+    reply = dispatch(".save", caller())
+    assert reply.private and "keeper" in reply.text.lower()
