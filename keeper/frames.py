@@ -13,7 +13,7 @@ from keeper.rules.outcome import Outcome
 def outcome_wire(outcome: Outcome) -> dict:
     """An outcome with both labels, to be localized per viewer."""
     wire = outcome.as_wire("en")
-    wire["label"] = {"en": outcome.as_wire("en")["label"], "zh": outcome.as_wire("zh")["label"]}
+    wire["label"] = {"en": wire["label"], "zh": outcome.as_wire("zh")["label"]}
     return wire
 
 

@@ -239,11 +239,20 @@ def transcript_append(
     )
 
 
+def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
+    """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
+    the transcript line they followed live (one anchor for the whole turn)."""
+    anchor = TranscriptEntry.objects.filter(room=room).order_by("-id").first()
+    return [
+        TurnEvent.objects.create(
+            room=room, anchor=anchor, frame=frame, audience=audience, member_id=member_id
+        )
+        for frame, audience, member_id in events
+    ]
+
+
 def turn_event_record(
     *, room: Room, frame: dict, audience: str = Audience.EVERYONE, member_id: str = ""
 ) -> TurnEvent:
-    """Record a dice/npc frame right after the transcript line it followed live."""
-    anchor = TranscriptEntry.objects.filter(room=room).order_by("-id").first()
-    return TurnEvent.objects.create(
-        room=room, anchor=anchor, frame=frame, audience=audience, member_id=member_id
-    )
+    """Record one dice/npc frame right after the transcript line it followed live."""
+    return turn_events_record(room=room, events=[(frame, audience, member_id)])[0]

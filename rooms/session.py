@@ -278,7 +278,9 @@ class SessionCore:
         )
 
         self.send(self._welcome())
-        online = await coordination.shared().online_members(seat.room_id)
+        # One read of the room serves the joiner's presence now and its state after the replay;
+        # anything that changes meanwhile arrives as a live refresh once the replay is sent.
+        online, room_now = await hub.room_reads.read(seat.room_id, None)
         self.send(self._presence(online))
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
@@ -289,7 +291,7 @@ class SessionCore:
         )
         for replayed in replay.frames:
             self.send(for_viewer(replayed, self.locale))
-        self.send(self._state(seat, *await hub.room_reads.read(seat.room_id, None)))
+        self.send(self._state(seat, online, room_now))
         self.send({"type": "ui_manifest", "panels": []})
 
         self._tasks.append(asyncio.create_task(self._read_inbox(replay)))

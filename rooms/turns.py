@@ -40,16 +40,15 @@ def _store_utterance(room_id: int, member: coordination.Member, text: str) -> Tr
 
 
 def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -> list[TurnEvent]:
-    room = Room(pk=room_id)
-    return [
-        services.turn_event_record(
-            room=room,
-            frame=event.frame,
-            audience=Audience.KEEPERS if event.keepers_only else Audience.EVERYONE,
-            member_id=member_id if event.keepers_only else "",
-        )
-        for event in reply.events
-    ]
+    return services.turn_events_record(
+        room=Room(pk=room_id),
+        events=[
+            (event.frame, Audience.KEEPERS, member_id)
+            if event.keepers_only
+            else (event.frame, Audience.EVERYONE, "")
+            for event in reply.events
+        ],
+    )
 
 
 def _dispatch(text: str, caller: commands.Caller) -> tuple[commands.CommandReply | None, list[TurnEvent]]:

@@ -19,7 +19,6 @@ from keeper.dice.roller import roller
 from keeper.rules.outcome import Outcome
 
 HOUSE_RULES = ("0", "1", "2", "3", "4", "5", "dg")
-DIFFICULTIES = ("regular", "hard", "extreme", "critical")
 TIERS = {"fumble": 0, "failure": 1, "regular": 2, "hard": 3, "extreme": 4, "critical": 5}
 
 

@@ -60,10 +60,6 @@ ERRORS: dict[str, dict[str, str]] = {
         "en": "That file is not in this room.",
         "zh": "此房间中没有该文件。",
     },
-    "slow_reader": {
-        "en": "Disconnected: this connection stopped reading and fell too far behind.",
-        "zh": "连接已断开：此连接停止接收，积压过多。",
-    },
 }
 
 NOTICES: dict[str, dict[str, str]] = {
