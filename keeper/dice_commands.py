@@ -258,15 +258,33 @@ def check(arguments: str, caller: Caller) -> CommandReply:
 @command("rav", "rcv", help_en="opposed check: .rav 斗殴50 闪避40", help_zh="对抗检定：.rav 斗殴50 闪避40")
 def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
-    settings = TableSettings.of(caller.room_id)
     sides = arguments.split()
     words = catalog().packs["coc7"].difficulty_words()
     parsed = [_parse_check(side, words) for side in sides]
     if len(sides) != 2 or any(value is None for *_, value in parsed):
         return CommandReply(caller.say("Use .rav <left><value> <right><value>.", "用法：.rav 斗殴50 闪避40"))
-    rule = settings.house_rule or "0"
+    (
+        (_b, _p, left_difficulty, left_name, left_value),
+        (_b2, _p2, right_difficulty, right_name, right_value),
+    ) = parsed
+    return opposed_roll(
+        caller,
+        (left_name, left_value or 0),
+        (right_name, right_value or 0),
+        (left_difficulty, right_difficulty),
+    )
+
+
+def opposed_roll(
+    caller: Caller,
+    left: tuple[str, int],
+    right: tuple[str, int],
+    difficulties: tuple[str, str] = ("regular", "regular"),
+) -> CommandReply:
+    """Roll an opposed check between two (name, value) sides under the room's house rule."""
+    rule = TableSettings.of(caller.room_id).house_rule or "0"
     results = []
-    for _bonus, _penalty, difficulty, name, value in parsed:
+    for (name, value), difficulty in zip((left, right), difficulties, strict=True):
         rolled = coc7.roll_d100()
         results.append((name, value, rolled.value, coc7.grade(rolled.value, value, difficulty, rule)))
     winner = coc7.opposed_winner(results[0][3], results[1][3])

@@ -1,5 +1,5 @@
-"""The game's own state per room. Characters, NPCs and module state arrive with later
-steps of the game-core and Keeper issues."""
+"""The game's own state per room: settings, characters, initiative, the story and its
+NPCs, the Keeper's notes, and the server's LLM configuration."""
 
 from __future__ import annotations
 
@@ -84,3 +84,121 @@ class InitiativeEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} {self.value}"
+
+
+class Story(models.Model):
+    """Where the room's story stands: the module it plays, the scene, the clock, and
+    what the Keeper's turns have cost so far.
+
+    `module_truth` is the keeper's secret (what is really going on); it goes into the
+    Keeper's prompt and into keeper-only replies, never into a player's frame.
+    """
+
+    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="story")
+    module_id = models.CharField(max_length=64, blank=True, help_text="e.g. sample for the built-in one")
+    module_title = models.CharField(max_length=200, blank=True)
+    module_intro = models.TextField(blank=True, help_text="what the players may know at the start")
+    module_truth = models.TextField(blank=True, help_text="keeper-only")
+    # How far a scripted module (the offline sample Keeper's) has got.
+    progress = models.PositiveIntegerField(default=0)
+    scene_name = models.CharField(max_length=200, blank=True)
+    scene_focus = models.CharField(max_length=200, blank=True)
+    clock_minutes = models.IntegerField(null=True, blank=True, help_text="story time since day 1 00:00")
+    # Token counts summed over the room's session; `context_*` describe the last AI turn.
+    ai_turns = models.PositiveIntegerField(default=0)
+    context_tokens = models.PositiveIntegerField(default=0)
+    context_window = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cache_hit_tokens = models.PositiveBigIntegerField(default=0)
+    cache_miss_tokens = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "stories"
+
+    def __str__(self) -> str:
+        return f"{self.room.name}: {self.module_title or 'no module'}"
+
+    @classmethod
+    def of(cls, room_id: int) -> Story:
+        """The room's story, created empty on first use."""
+        story, _ = cls.objects.get_or_create(room_id=room_id)
+        return story
+
+    def clock_text(self) -> str:
+        """The story time as players read it: `Day 2, 21:40`."""
+        minutes = self.clock_minutes or 0
+        day, rest = divmod(minutes, 24 * 60)
+        return f"Day {day + 1}, {rest // 60:02d}:{rest % 60:02d}"
+
+
+class Npc(models.Model):
+    """A keeper-authored non-player character. `persona` is how they look and talk;
+    `secret` is what only they and the keeper know. An NPC is voiced from its own
+    record alone, never from another NPC's or the module's secrets."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="npcs")
+    name = models.CharField(max_length=64)
+    persona = models.TextField(blank=True)
+    secret = models.TextField(blank=True, help_text="keeper-only")
+
+    class Meta:
+        ordering = ["room", "name"]
+        constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_npc_per_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class KeeperNote(models.Model):
+    """A note the Keeper (AI or human) keeps for itself; never shown to players."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="keeper_notes")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class ModelSetting(models.Model):
+    """The operator's or keeper's override of the LLM configuration (one row).
+
+    Empty fields fall back to the `TRPG_LLM__*` environment. Keys live in
+    `ProviderCredential`, each bound to the endpoint it was saved for.
+    """
+
+    provider = models.CharField(max_length=32, blank=True)
+    chat_model = models.CharField(max_length=200, blank=True)
+    base_url = models.URLField(max_length=500, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.provider or '(environment)'} {self.chat_model}".strip()
+
+    @classmethod
+    def current(cls) -> ModelSetting:
+        """The one settings row, created empty on first use."""
+        setting, _ = cls.objects.get_or_create(pk=1)
+        return setting
+
+
+class ProviderCredential(models.Model):
+    """An API key saved for one provider AND one endpoint: it is only ever sent to
+    the `base_url` it was saved with."""
+
+    provider = models.CharField(max_length=32)
+    base_url = models.URLField(max_length=500)
+    api_key = models.CharField(max_length=500)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "base_url"], name="one_key_per_provider_endpoint")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} @ {self.base_url}"

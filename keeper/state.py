@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from keeper import characters
-from keeper.models import Character, InitiativeEntry
+from keeper.models import Character, InitiativeEntry, Story
 from keeper.rules.packs import catalog
 
 
@@ -31,10 +31,11 @@ class RoomRead:
 
     characters: list[Character] = field(default_factory=list)
     initiative: list[InitiativeEntry] = field(default_factory=list)
+    story: Story | None = None
 
 
 def read_room(room_id: int) -> RoomRead:
-    """The room's characters (active sheets, the pregen roster) and initiative order.
+    """The room's characters (active sheets, the pregen roster), initiative order and story.
 
     Runs in a worker thread.
     """
@@ -44,6 +45,7 @@ def read_room(room_id: int) -> RoomRead:
     return RoomRead(
         characters=list(present.order_by("name", "id")),
         initiative=list(InitiativeEntry.objects.filter(room_id=room_id)),
+        story=Story.objects.filter(room_id=room_id).first(),
     )
 
 
@@ -84,6 +86,23 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
         frame["party"].append(member)
     frame["initiative"] = [{"name": e.name, "value": e.value, "current": e.current} for e in room.initiative]
     frame["online"] = len(online)
+    story = room.story
+    if story is not None:
+        if story.scene_name:
+            frame["scene"] = {"name": story.scene_name}
+            if story.scene_focus:
+                frame["scene"]["focus"] = story.scene_focus
+        if story.clock_minutes is not None:
+            frame["clock"] = {"time": story.clock_text()}
+        if story.ai_turns:
+            frame["usage"] = {
+                "context_tokens": story.context_tokens,
+                "context_window": story.context_window,
+                "input_tokens": story.input_tokens,
+                "output_tokens": story.output_tokens,
+                "cache_hit_tokens": story.cache_hit_tokens,
+                "cache_miss_tokens": story.cache_miss_tokens,
+            }
     pregens = [{"name": c.name, "claimed_by": c.owner} for c in room.characters if c.pregen]
     if pregens:
         frame["pregens"] = pregens

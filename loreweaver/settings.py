@@ -246,6 +246,24 @@ TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
 
+# --- The AI Keeper ------------------------------------------------------------------
+# Any OpenAI-compatible provider of `keeper.llm.providers.CATALOG`. With no provider
+# (or a hosted one without a key) the offline sample Keeper plays; a keeper's `.model`
+# overrides these at run time, kept in the database.
+TRPG_LLM_PROVIDER = env_str("TRPG_LLM__PROVIDER").lower()
+TRPG_LLM_API_KEY = env_str("TRPG_LLM__API_KEY")
+TRPG_LLM_BASE_URL = env_url("TRPG_LLM__BASE_URL", ("http", "https"))
+TRPG_LLM_CHAT_MODEL = env_str("TRPG_LLM__CHAT_MODEL")
+TRPG_LLM_CONTEXT_WINDOW = env_int("TRPG_LLM__CONTEXT_WINDOW", 128000, minimum=1024)
+# Seconds one model call may take (the whole streamed reply), and retries of a call
+# that failed before its first token (connection errors, 429, 5xx).
+TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)
+TRPG_LLM_RETRIES = env_int("TRPG_LLM__RETRIES", 2, minimum=0)
+# Tool rounds one Keeper turn may run before it must answer.
+TRPG_LLM_MAX_ROUNDS = env_int("TRPG_LLM__MAX_ROUNDS", 8, minimum=1)
+# A file of words (one per line) masked in everything the Keeper says.
+TRPG_OUTPUT_WORDLIST = env_str("TRPG_OUTPUT_WORDLIST")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -152,6 +152,8 @@ class Coordination:
         # Wakes this process's waiters as soon as a turn here ends; waiters on other
         # processes notice by polling, with a short backoff.
         self._turn_ended: dict[tuple[int, int], asyncio.Event] = {}
+        # The lease of each room whose turn this process holds (one turn per room).
+        self._held_leases: dict[int, dict] = {}
 
     def _turn_ended_event(self, room_id: int) -> asyncio.Event:
         key = (id(asyncio.get_running_loop()), room_id)
@@ -308,7 +310,8 @@ class Coordination:
                 async with self.mutex(f"turn:{room_id}"):
                     serving = await self._serving(room_id)
                     if serving["ticket"] == ticket:
-                        await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+                        lease = {"ticket": ticket, "actor": actor}
+                        await self.store.set(lease_key, lease, TURN_LEASE_TTL)
                         break
                     if serving["ticket"] < ticket and await self._holder_dead(room_id, serving):
                         log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
@@ -325,13 +328,15 @@ class Coordination:
         async def keep_lease() -> None:
             while True:
                 await asyncio.sleep(TURN_LEASE_TTL / 3)
-                await self.store.set(lease_key, {"ticket": ticket, "actor": actor}, TURN_LEASE_TTL)
+                await self.store.set(lease_key, lease, TURN_LEASE_TTL)
 
+        self._held_leases[room_id] = lease
         renewing = asyncio.create_task(keep_lease())
         try:
             yield
         finally:
             renewing.cancel()
+            self._held_leases.pop(room_id, None)
             async with self.mutex(f"turn:{room_id}"):
                 if (await self._serving(room_id))["ticket"] == ticket:
                     await self._serve_next(room_id, ticket)
@@ -339,6 +344,14 @@ class Coordination:
                 if lease is not None and lease.get("ticket") == ticket:
                     await self.store.delete(lease_key)
             self._announce_turn_ended(room_id)
+
+    async def mark_busy(self, room_id: int) -> None:
+        """Mark the turn this process holds in the room as a Keeper turn, so members
+        joining meanwhile are told the table is busy."""
+        lease = self._held_leases.get(room_id)
+        if lease is not None and not lease.get("busy"):
+            lease["busy"] = True
+            await self.store.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
 
     async def busy_actor(self, room_id: int) -> str | None:
         """Whose Keeper turn is running in the room, if one is (a joiner is told `busy`).

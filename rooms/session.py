@@ -20,6 +20,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from keeper.frames import for_viewer
+from keeper.kp.sample import demo_offered
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors
@@ -277,7 +278,7 @@ class SessionCore:
             self.carrier.label,
         )
 
-        self.send(self._welcome())
+        self.send(self._welcome(demo=seat.is_keeper and await demo_offered(seat.room_id)))
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         online, room_now = await hub.room_reads.read(seat.room_id, None)
@@ -296,9 +297,11 @@ class SessionCore:
 
         self._tasks.append(asyncio.create_task(self._read_inbox(replay)))
 
-    def _welcome(self) -> dict:
+    def _welcome(self, *, demo: bool) -> dict:
         assert self.seat is not None
         features = ["media", "audio"]
+        if demo:
+            features.append("demo")
         if self.seat.is_keeper and settings.TRPG_UPDATE_COMMAND:
             features.append("update")
         return {

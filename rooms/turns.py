@@ -2,8 +2,9 @@
 
 The session has already checked the length cap and the rate limit. Here the input
 becomes a turn: it waits for the room's turn (FIFO across every process), then a
-command is answered or an utterance is stored and broadcast, and every viewer gets a
-fresh `state`. The AI Keeper's branch joins this pipeline with its issue.
+command is answered, or an utterance is stored, broadcast and answered by the AI
+Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
+`state`. `RoomSink` is how the Keeper's turn reaches the room.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from keeper import commands
+from keeper.kp import sample, tools
+from keeper.kp.turn import KpTurn, model_for_room, offline_keeper_plays, run_kp_turn
 from rooms import coordination, hub, services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.protocol.messages import error_message
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,101 @@ def _line(speaker: str, text: str, *, name: str = "") -> dict:
     return frame
 
 
+class RoomSink:
+    """The room side of a Keeper turn: records what must be replayed, then publishes."""
+
+    def __init__(self, room_id: int, actor: str) -> None:
+        self.room_id = room_id
+        self.actor = actor
+        self.announced = False
+
+    def new_id(self) -> str:
+        return services.new_frame_id()
+
+    async def busy(self, activity: str | None = None, round_number: int | None = None) -> None:
+        if not self.announced:
+            self.announced = True
+            await coordination.shared().mark_busy(self.room_id)
+        frame: dict = {"type": "turn_status", "status": "busy", "actor": self.actor}
+        if activity is not None:
+            frame.update(activity=activity, round=round_number)
+        await hub.publish(self.room_id, frame)
+
+    async def idle(self) -> None:
+        await hub.publish(self.room_id, {"type": "turn_status", "status": "idle"})
+
+    async def delta(self, draft_id: str, text: str) -> None:
+        await hub.publish(
+            self.room_id, {"type": "narrative_delta", "id": draft_id, "speaker": Speaker.KEEPER, "text": text}
+        )
+
+    async def close_draft(self, draft_id: str, text: str) -> None:
+        frame = {
+            "type": "narrative",
+            "id": draft_id,
+            "speaker": Speaker.KEEPER,
+            "text": text,
+            "format": "markdown",
+        }
+        if not text:  # a discarded draft: closed, never stored
+            await hub.publish(self.room_id, frame)
+            return
+        entry = await database_sync_to_async(services.transcript_append)(
+            room=Room(pk=self.room_id),
+            speaker=Speaker.KEEPER,
+            text=text,
+            text_format="markdown",
+            frame_id=draft_id,
+        )
+        await hub.publish(self.room_id, entry.as_frame(), row=("entry", entry.id))
+
+    async def events(self, events: list[tuple[dict, bool]]) -> None:
+        recorded = await database_sync_to_async(services.turn_events_record)(
+            room=Room(pk=self.room_id),
+            events=[
+                (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
+            ],
+        )
+        for event in recorded:
+            await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
+
+    async def keeper_notice(self, text: str) -> None:
+        await hub.publish(
+            self.room_id, {"type": "system", "level": "info", "text": text}, audience=Audience.KEEPERS
+        )
+
+    async def warning(self, text: str) -> None:
+        await hub.publish(self.room_id, {"type": "system", "level": "warn", "text": text})
+
+
+async def _keeper_answers(context: TurnContext, locale: str) -> None:
+    """The AI branch of a turn: busy, the Keeper's answer, idle (also after a failure).
+    Without a model, and outside the sample adventure, the human keeper narrates."""
+    model, window = await model_for_room(context.room_id, context.member.member_id)
+    if model is None:
+        return
+    sink = RoomSink(context.room_id, context.member.name)
+    turn = KpTurn(context.room_id, context.member.member_id, context.member.name, locale)
+    try:
+        await run_kp_turn(turn, sink, model, window)
+    finally:
+        await sink.idle()
+
+
+async def _start_demo(context: TurnContext, text: str) -> bool:
+    """Set the sample adventure up for the guided action, under the room's turn.
+    False (and nothing changed) unless a keeper asks in an empty room while the
+    offline Keeper plays."""
+    if context.member.role != "keeper":
+        return False
+    if not await offline_keeper_plays():
+        return False
+    locale = "zh" if text.strip() == sample.GUIDED_ACTIONS[1] else "en"
+    return await database_sync_to_async(sample.demo_setup)(
+        context.room_id, context.member.member_id, context.member.name, locale
+    )
+
+
 async def run_input(context: TurnContext, text: str) -> None:
     """Play one accepted input as a turn of the room."""
 
@@ -106,10 +205,21 @@ async def run_input(context: TurnContext, text: str) -> None:
         locale=context.locale,
     )
     async with coordination.shared().room_turn(context.room_id, context.member.name, on_queued):
+        if sample.is_guided_action(text) and not await _start_demo(context, text):
+            context.send_private(
+                {
+                    "type": "error",
+                    "code": "demo_unavailable",
+                    "message": error_message("demo_unavailable", context.locale),
+                }
+            )
+            return
         reply, events = await database_sync_to_async(_dispatch)(text, caller)
         if reply is not None:
             await _answer_command(context, text, reply, events)
         else:
             entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
             await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
+            locale = await database_sync_to_async(tools.room_locale)(context.room_id, context.locale)
+            await _keeper_answers(context, locale)
         await hub.publish_state_refresh(context.room_id, reset=bool(reply and reply.reset))

@@ -56,6 +56,11 @@ ERRORS: dict[str, dict[str, str]] = {
         "en": "You have no active character to put a portrait on. Create or claim one first.",
         "zh": "你没有可设置头像的当前角色。请先创建或认领角色。",
     },
+    "demo_unavailable": {
+        "en": "The sample adventure can only start in a completely empty room, by its keeper, while "
+        "no model is connected. Nothing was changed.",
+        "zh": "示例冒险只能由守秘人在完全空白的房间、且未接入模型时启动。未做任何更改。",
+    },
     "media_not_found": {
         "en": "That file is not in this room.",
         "zh": "此房间中没有该文件。",

@@ -1,0 +1,105 @@
+"""What the model is told: the Keeper's brief for a turn, and an NPC's brief.
+
+The Keeper's brief holds everything the keeper knows (the module's truth, NPC secrets,
+notes): it goes to the model only. An NPC's brief holds that NPC's own record and the
+public scene, and nothing else, so an NPC cannot let slip what it could not know.
+"""
+
+from __future__ import annotations
+
+from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
+from rooms.models import Speaker, TranscriptEntry
+
+HISTORY_LINES = 24
+LANGUAGES = {"en": "English", "zh": "Simplified Chinese"}
+
+KEEPER_BRIEF = """You are the Keeper: the game master of a tabletop role-playing game played by the \
+people in this chat. Narrate vividly and briefly (two short paragraphs at most), in {language}, in \
+markdown. The rule system is {system} (house rule {house_rule}).
+Rules of the table:
+- Never decide a die roll yourself. Every roll, check, sanity check, opposed roll and initiative \
+goes through a tool, and you narrate what the tool returned.
+- Non-player characters speak only through the speak_as_npc tool; do not write their dialogue \
+yourself.
+- Keep the players' agency: describe, ask what they do, and never act for their characters.
+- Everything under KEEPER ONLY is secret. Never state it, hint at it in passing, or quote it; \
+let players discover things through play. Use keeper_note for your own plans.
+- Record changes with the tools (update_character, set_scene, advance_clock) rather than in prose."""
+
+
+def _character_line(character: Character) -> str:
+    resources = ", ".join(f"{key} {value}" for key, value in character.resources.items())
+    skills = ", ".join(f"{key} {value}" for key, value in list(character.skills.items())[:24])
+    return f"- {character.name} ({character.system}; {resources}; skills: {skills or 'base values'})"
+
+
+def keeper_messages(room_id: int, locale: str) -> list[dict]:
+    """The system brief and the recent story as chat messages (the newest line is the
+    utterance this turn answers). Runs in a worker thread."""
+    table = TableSettings.of(room_id)
+    story = Story.of(room_id)
+    parts = [
+        KEEPER_BRIEF.format(
+            language=LANGUAGES.get(locale, "English"), system=table.system, house_rule=table.house_rule or "0"
+        )
+    ]
+    if story.module_title:
+        parts.append(f"MODULE: {story.module_title}\n{story.module_intro}")
+    if story.scene_name:
+        parts.append(
+            f"SCENE: {story.scene_name}" + (f" (focus: {story.scene_focus})" if story.scene_focus else "")
+        )
+    if story.clock_minutes is not None:
+        parts.append(f"TIME: {story.clock_text()}")
+    present = Character.objects.filter(room_id=room_id, active=True).order_by("name")
+    if present:
+        parts.append("INVESTIGATORS:\n" + "\n".join(_character_line(c) for c in present))
+    npcs = list(Npc.objects.filter(room_id=room_id))
+    if npcs:
+        parts.append(
+            "NPCS (use their exact names with speak_as_npc):\n"
+            + "\n".join(f"- {n.name}: {n.persona}" for n in npcs)
+        )
+    secrets = []
+    if story.module_truth:
+        secrets.append(f"The truth of the module: {story.module_truth}")
+    secrets += [f"{n.name}'s secret: {n.secret}" for n in npcs if n.secret]
+    secrets += [
+        f"Note: {note.text}" for note in KeeperNote.objects.filter(room_id=room_id).order_by("-id")[:20]
+    ]
+    if secrets:
+        parts.append("KEEPER ONLY:\n" + "\n".join(secrets))
+    messages: list[dict] = [{"role": "system", "content": "\n\n".join(parts)}]
+    lines = list(
+        TranscriptEntry.objects.filter(
+            room_id=room_id, speaker__in=[Speaker.PLAYER, Speaker.KEEPER]
+        ).order_by("-id")[:HISTORY_LINES]
+    )
+    for line in reversed(lines):
+        if line.speaker == Speaker.KEEPER:
+            messages.append({"role": "assistant", "content": line.text})
+        else:
+            messages.append({"role": "user", "content": f"{line.name}: {line.text}"})
+    return messages
+
+
+def npc_messages(room_id: int, npc_name: str, direction: str, locale: str) -> tuple[str, list[dict]]:
+    """(the NPC's name as recorded, its brief): its own record, the public scene, and
+    the Keeper's direction. Runs in a worker thread."""
+    npc = Npc.objects.filter(room_id=room_id, name__iexact=npc_name.strip()).first()
+    story = Story.of(room_id)
+    name = npc.name if npc else npc_name.strip()[:64] or "Stranger"
+    brief = [
+        f"You are {name}, a character in a tabletop role-playing game. Answer with {name}'s spoken "
+        f"words only: one to three sentences in {LANGUAGES.get(locale, 'English')}, no narration, no quotes."
+    ]
+    if npc is not None and npc.persona:
+        brief.append(f"Who you are: {npc.persona}")
+    if npc is not None and npc.secret:
+        brief.append(f"What only you know (keep it unless there is good reason): {npc.secret}")
+    if story.scene_name:
+        brief.append(f"Where you are: {story.scene_name}")
+    return name, [
+        {"role": "system", "content": "\n".join(brief)},
+        {"role": "user", "content": direction},
+    ]

@@ -1,0 +1,379 @@
+"""The Keeper's tools: what a model may do besides talking.
+
+Every die goes through the same code as the typed commands (`.r`, `.ra`, `.sc`,
+`.rav`, `.ri`), run as the character it concerns, so a tool roll and a typed roll
+cannot differ. A tool returns the text the model reads and the frames the table sees
+(built from the structured result, never from that text). `activity` is the coarse
+kind the table is told about; a tool's name never leaves the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from keeper import characters, commands
+from keeper.dice_commands import opposed_roll
+from keeper.models import Character, KeeperNote, Story, TableSettings
+
+KEEPER_NAME = "Keeper"
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Where a tool runs: the room, who started the turn, the room's language."""
+
+    room_id: int
+    actor_member_id: str
+    actor_name: str
+    locale: str
+
+
+@dataclass
+class ToolOutcome:
+    """What a tool did: `result` for the model; `events` (frame, keepers_only) for the
+    table; `keeper_notice` for the keepers' eyes only."""
+
+    result: str
+    events: list[tuple[dict, bool]] = field(default_factory=list)
+    keeper_notice: str = ""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    activity: str  # reading | dice | cast | bookkeeping
+    description: str
+    parameters: dict
+    run: Callable[[dict, ToolContext], ToolOutcome] | None  # None: run by the turn loop (NPC voices)
+
+    def spec(self) -> dict:
+        """The OpenAI `tools` entry."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+def _schema(required: list[str], **properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+_TEXT = {"type": "string"}
+_INT = {"type": "integer"}
+
+
+def find_character(room_id: int, name: str) -> Character | None:
+    """An active character of the room by name (case-insensitive), or a pregen."""
+    name = (name or "").strip()
+    if not name:
+        return None
+    found = Character.objects.filter(room_id=room_id, active=True, name__iexact=name).first()
+    return found or Character.objects.filter(room_id=room_id, name__iexact=name).first()
+
+
+def _caller_for(context: ToolContext, character: Character | None, fallback_name: str) -> commands.Caller:
+    """Run a command as the character's owner, named as the character."""
+    if character is not None:
+        return commands.Caller(context.room_id, character.owner, character.name, False, context.locale)
+    return commands.Caller(context.room_id, "", fallback_name or KEEPER_NAME, False, context.locale)
+
+
+def _as_outcome(reply: commands.CommandReply | None) -> ToolOutcome:
+    """A command's answer as a tool's: its text (with each check's verdict spelled out
+    for the model) and its dice frames."""
+    if reply is None:
+        return ToolOutcome("nothing happened")
+    text = reply.text
+    for event in reply.events:
+        outcome = event.frame.get("outcome")
+        if isinstance(outcome, dict):
+            text += " (success)" if outcome.get("success") else " (failure)"
+    return ToolOutcome(text, [(event.frame, event.keepers_only) for event in reply.events])
+
+
+def _roll_dice(arguments: dict, context: ToolContext) -> ToolOutcome:
+    expression = str(arguments.get("expression") or "").strip()
+    if not expression:
+        return ToolOutcome("give an expression, such as 1d6+1")
+    hidden = bool(arguments.get("hidden"))
+    character = find_character(context.room_id, str(arguments.get("actor") or ""))
+    caller = _caller_for(context, character, str(arguments.get("actor") or KEEPER_NAME))
+    return _as_outcome(commands.dispatch(f"{'.rh' if hidden else '.r'} {expression}", caller))
+
+
+def _difficulty_word(difficulty: str) -> str:
+    return {"hard": "hard", "extreme": "extreme"}.get(difficulty.lower(), "")
+
+
+def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
+    skill = str(arguments.get("skill") or "").strip()
+    if not skill or any(ch.isdigit() for ch in skill):
+        return ToolOutcome("name the skill, without a number")
+    who = str(arguments.get("character") or "")
+    character = find_character(context.room_id, who)
+    value = arguments.get("value")
+    if character is None and not isinstance(value, int):
+        return ToolOutcome(f"no character called {who!r}; give `value` to roll for someone without a sheet")
+    parts = []
+    for kind in ("bonus", "penalty"):
+        count = arguments.get(f"{kind}_dice")
+        if isinstance(count, int) and 0 < count <= 2:
+            parts.append(f"{kind[0]}{count}")
+    word = _difficulty_word(str(arguments.get("difficulty") or ""))
+    if word:
+        parts.append(word)
+    parts.append(skill + (str(value) if isinstance(value, int) and 0 <= value <= 1000 else ""))
+    return _as_outcome(commands.dispatch(".ra " + " ".join(parts), _caller_for(context, character, who)))
+
+
+def _sanity_check(arguments: dict, context: ToolContext) -> ToolOutcome:
+    character = find_character(context.room_id, str(arguments.get("character") or ""))
+    if character is None or not character.owner:
+        return ToolOutcome("sanity checks are for player characters; name one")
+    success, failure = str(arguments.get("success_loss") or "0"), str(arguments.get("failure_loss") or "1")
+    if " " in success + failure:
+        return ToolOutcome("losses are dice expressions without spaces, such as 1 and 1d6")
+    return _as_outcome(commands.dispatch(f".sc {success}/{failure}", _caller_for(context, character, "")))
+
+
+def _side(arguments: dict, side: str, context: ToolContext) -> tuple[str, int] | str:
+    who = str(arguments.get(side) or "").strip() or side
+    skill = str(arguments.get(f"{side}_skill") or "").strip()
+    value = arguments.get(f"{side}_value")
+    character = find_character(context.room_id, who)
+    if not isinstance(value, int):
+        found = characters.sheet_value(character, skill) if character and skill else None
+        if found is None:
+            return f"give {side}_value for {who}"
+        value = found[1]
+    return who, max(0, min(int(value), 1000))
+
+
+def _opposed_check(arguments: dict, context: ToolContext) -> ToolOutcome:
+    left, right = _side(arguments, "left", context), _side(arguments, "right", context)
+    for side in (left, right):
+        if isinstance(side, str):
+            return ToolOutcome(side)
+    caller = _caller_for(context, None, context.actor_name)
+    return _as_outcome(opposed_roll(caller, left, right))  # type: ignore[arg-type]
+
+
+def _initiative(arguments: dict, context: ToolContext) -> ToolOutcome:
+    action = str(arguments.get("action") or "list").lower()
+    who = str(arguments.get("name") or "")
+    if action == "roll":
+        character = find_character(context.room_id, who)
+        return _as_outcome(commands.dispatch(".ri", _caller_for(context, character, who)))
+    if action in ("next", "clear", "list"):
+        keeper = commands.Caller(context.room_id, "", KEEPER_NAME, True, context.locale)
+        return _as_outcome(commands.dispatch(f".ri {action}", keeper))
+    return ToolOutcome("action is one of roll, next, list, clear")
+
+
+def _update_character(arguments: dict, context: ToolContext) -> ToolOutcome:
+    who = str(arguments.get("character") or "")
+    character = find_character(context.room_id, who)
+    if character is None:
+        return ToolOutcome(f"no character called {who!r}")
+    said = []
+    resource, change = str(arguments.get("resource") or "").strip(), arguments.get("change")
+    if resource and isinstance(change, int) and change:
+        try:
+            key, old, new = characters.sheet_change(
+                character, resource, "+" if change > 0 else "-", abs(change)
+            )
+        except characters.SheetError as refused:
+            return ToolOutcome(refused.en)
+        said.append(f"{key} {old} -> {new}")
+    for word, adding in (("add_status", True), ("remove_status", False)):
+        status = str(arguments.get(word) or "").strip()[:40]
+        if not status:
+            continue
+        effects = [s for s in character.status_effects if s != status]
+        character.status_effects = [*effects, status] if adding else effects
+        character.save(update_fields=["status_effects"])
+        said.append(("+" if adding else "-") + status)
+    return ToolOutcome(f"{character.name}: {', '.join(said) or 'unchanged'}")
+
+
+def _set_scene(arguments: dict, context: ToolContext) -> ToolOutcome:
+    story = Story.of(context.room_id)
+    story.scene_name = str(arguments.get("name") or "").strip()[:200]
+    story.scene_focus = str(arguments.get("focus") or "").strip()[:200]
+    story.save(update_fields=["scene_name", "scene_focus"])
+    return ToolOutcome(f"scene: {story.scene_name or '(none)'}")
+
+
+def _advance_clock(arguments: dict, context: ToolContext) -> ToolOutcome:
+    minutes = arguments.get("minutes")
+    if not isinstance(minutes, int) or not 0 <= minutes <= 60 * 24 * 365:
+        return ToolOutcome("minutes is a whole number from 0 to a year")
+    story = Story.of(context.room_id)
+    story.clock_minutes = (story.clock_minutes or 0) + minutes
+    story.save(update_fields=["clock_minutes"])
+    return ToolOutcome(f"it is now {story.clock_text()}")
+
+
+def _keeper_note(arguments: dict, context: ToolContext) -> ToolOutcome:
+    text = str(arguments.get("text") or "").strip()[:2000]
+    if not text:
+        return ToolOutcome("the note is empty")
+    KeeperNote.objects.create(room_id=context.room_id, text=text)
+    return ToolOutcome("noted (keeper-only)", keeper_notice=text)
+
+
+def _recall(arguments: dict, context: ToolContext) -> ToolOutcome:
+    from rooms.models import TranscriptEntry
+
+    query = str(arguments.get("query") or "").strip()
+    lines = TranscriptEntry.objects.filter(room_id=context.room_id, text__icontains=query).order_by("-id")[:5]
+    found = [f"{line.name or line.speaker}: {line.text[:300]}" for line in reversed(lines)]
+    return ToolOutcome("\n".join(found) or "nothing about that yet")
+
+
+_CHARACTER = {"type": "string", "description": "the character's name"}
+_DIFFICULTY = {"type": "string", "enum": ["regular", "hard", "extreme"]}
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool(
+            "roll_dice",
+            "dice",
+            "Roll dice with the table's dice engine (1d6+2, 3d6, 2d20kh1). Every die roll goes through here.",
+            _schema(
+                ["expression"],
+                expression=_TEXT,
+                actor=_TEXT,
+                hidden={"type": "boolean", "description": "only the keepers see it"},
+            ),
+            _roll_dice,
+        ),
+        Tool(
+            "skill_check",
+            "dice",
+            "A graded skill or characteristic check for a character. "
+            "Give `value` only for someone without a sheet.",
+            _schema(
+                ["character", "skill"],
+                character=_CHARACTER,
+                skill=_TEXT,
+                difficulty=_DIFFICULTY,
+                bonus_dice=_INT,
+                penalty_dice=_INT,
+                value=_INT,
+            ),
+            _skill_check,
+        ),
+        Tool(
+            "sanity_check",
+            "dice",
+            "A sanity check: SAN lost on success and on failure, as dice expressions (0, 1, 1d6).",
+            _schema(
+                ["character", "success_loss", "failure_loss"],
+                character=_CHARACTER,
+                success_loss=_TEXT,
+                failure_loss=_TEXT,
+            ),
+            _sanity_check,
+        ),
+        Tool(
+            "opposed_check",
+            "dice",
+            "Two sides roll against their skills; the better result wins.",
+            _schema(
+                ["left", "left_skill", "right", "right_skill"],
+                left=_TEXT,
+                left_skill=_TEXT,
+                left_value=_INT,
+                right=_TEXT,
+                right_skill=_TEXT,
+                right_value=_INT,
+            ),
+            _opposed_check,
+        ),
+        Tool(
+            "initiative_tracker",
+            "dice",
+            "Combat order: roll initiative for someone, move to the next, list, or clear.",
+            _schema(
+                ["action"], action={"type": "string", "enum": ["roll", "next", "list", "clear"]}, name=_TEXT
+            ),
+            _initiative,
+        ),
+        Tool(
+            "speak_as_npc",
+            "cast",
+            "Let a non-player character speak. `direction` says what they want to get across.",
+            _schema(["npc", "direction"], npc=_TEXT, direction=_TEXT),
+            None,
+        ),
+        Tool(
+            "update_character",
+            "bookkeeping",
+            "Change a character's resource (hp, san, mp, luck ... by `change`) or status effects.",
+            _schema(
+                ["character"],
+                character=_CHARACTER,
+                resource=_TEXT,
+                change=_INT,
+                add_status=_TEXT,
+                remove_status=_TEXT,
+            ),
+            _update_character,
+        ),
+        Tool(
+            "set_scene",
+            "bookkeeping",
+            "Set where the story is now.",
+            _schema(["name"], name=_TEXT, focus=_TEXT),
+            _set_scene,
+        ),
+        Tool(
+            "advance_clock",
+            "bookkeeping",
+            "Move story time forward.",
+            _schema(["minutes"], minutes=_INT),
+            _advance_clock,
+        ),
+        Tool(
+            "keeper_note",
+            "bookkeeping",
+            "Write a note only the keepers will ever see (plans, secrets, consequences).",
+            _schema(["text"], text=_TEXT),
+            _keeper_note,
+        ),
+        Tool(
+            "recall",
+            "reading",
+            "Look up earlier lines of the story.",
+            _schema(["query"], query=_TEXT),
+            _recall,
+        ),
+    )
+}
+
+
+def specs() -> list[dict]:
+    """Every tool, as the model is offered them."""
+    return [tool.spec() for tool in TOOLS.values()]
+
+
+def run(name: str, arguments: dict, context: ToolContext) -> ToolOutcome:
+    """Run a synchronous tool (in a worker thread). An unknown tool is told, not raised."""
+    tool = TOOLS.get(name)
+    if tool is None or tool.run is None:
+        return ToolOutcome(f"there is no tool called {name}")
+    return tool.run(arguments, context)
+
+
+def activity_of(name: str) -> str:
+    """The coarse activity a tool round is announced with."""
+    tool = TOOLS.get(name)
+    return tool.activity if tool else "bookkeeping"
+
+
+def room_locale(room_id: int, default: str) -> str:
+    """The room's language: the keeper's choice, else the server's."""
+    return TableSettings.of(room_id).language or default

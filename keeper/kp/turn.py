@@ -1,0 +1,222 @@
+"""One AI Keeper turn (`run_kp_turn`): brief the model, stream its narration, run its
+tools round by round, and close every draft it opened.
+
+The turn speaks to the table through a `TurnSink` that the room layer implements, so
+the game never touches sockets. Order on the wire is the order things happened: a
+draft streams as `narrative_delta`; when the model turns to its tools the draft is
+closed with the text so far (or discarded if it was only whitespace), the tools' dice
+and NPC lines go out as they run, and the next round opens a new draft. A failure
+closes the open draft with what streamed, tells the table, and ends the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Protocol
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db.models import F
+
+from keeper.kp import prompt, tools
+from keeper.kp.censor import OutputFilter
+from keeper.llm import config as llm_config
+from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage, client_for
+from keeper.models import Story
+
+log = logging.getLogger(__name__)
+
+
+class TurnSink(Protocol):
+    """How a Keeper turn reaches the table (implemented by `rooms.turns`)."""
+
+    async def busy(self, activity: str | None = None, round_number: int | None = None) -> None: ...
+    async def delta(self, draft_id: str, text: str) -> None: ...
+    async def close_draft(self, draft_id: str, text: str) -> None: ...
+    async def events(self, events: list[tuple[dict, bool]]) -> None: ...
+    async def keeper_notice(self, text: str) -> None: ...
+    async def warning(self, text: str) -> None: ...
+    def new_id(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class KpTurn:
+    """The utterance a Keeper turn answers."""
+
+    room_id: int
+    member_id: str
+    name: str
+    locale: str  # the room's language, for the model and the table
+
+
+class _Draft:
+    """The narration bubble being streamed, if one is open."""
+
+    def __init__(self, sink: TurnSink) -> None:
+        self.sink = sink
+        self.id: str | None = None
+        self.filter = OutputFilter()
+        self.raw = ""
+
+    async def feed(self, text: str) -> None:
+        self.raw += text
+        shown = self.filter.feed(text)
+        if shown:
+            if self.id is None:
+                self.id = self.sink.new_id()
+            await self.sink.delta(self.id, shown)
+
+    async def close(self, *, discard: bool = False) -> str:
+        """Close the bubble with its text so far (empty = discard); returns the raw text."""
+        tail = self.filter.finish()
+        if tail and not discard:
+            if self.id is None:
+                self.id = self.sink.new_id()
+            await self.sink.delta(self.id, tail)
+        if self.id is not None:
+            final = "" if discard else self.filter.shown.strip()
+            await self.sink.close_draft(self.id, final)
+        raw, self.raw = self.raw, ""
+        self.id, self.filter = None, OutputFilter()
+        return raw
+
+
+def _say(locale: str, en: str, zh: str) -> str:
+    return zh if locale == "zh" else en
+
+
+async def _voice_npc(model: ChatModel, turn: KpTurn, arguments: dict) -> tools.ToolOutcome:
+    direction = str(arguments.get("direction") or "").strip()[:2000]
+    name, messages = await database_sync_to_async(prompt.npc_messages)(
+        turn.room_id, str(arguments.get("npc") or ""), direction, turn.locale
+    )
+    line = OutputFilter()
+    text = (line.feed(await model.complete(messages)) + line.finish()).strip()
+    if not text:
+        return tools.ToolOutcome(f"{name} says nothing")
+    frame = {"type": "narrative", "speaker": "npc", "name": name, "text": text, "format": "markdown"}
+    return tools.ToolOutcome(f"{name} said: {text}", [(frame, False)])
+
+
+async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCall) -> str:
+    arguments = call.parsed_arguments()
+    if call.name == "speak_as_npc":
+        outcome = await _voice_npc(model, turn, arguments)
+        for frame, _ in outcome.events:
+            frame["id"] = sink.new_id()
+    else:
+        context = tools.ToolContext(turn.room_id, turn.member_id, turn.name, turn.locale)
+        outcome = await database_sync_to_async(tools.run)(call.name, arguments, context)
+    if outcome.events:
+        await sink.events(outcome.events)
+    if outcome.keeper_notice:
+        await sink.keeper_notice(outcome.keeper_notice)
+    return outcome.result
+
+
+def _record_usage(room_id: int, last: Usage, total: Usage, window: int) -> None:
+    Story.of(room_id)
+    Story.objects.filter(room_id=room_id).update(
+        ai_turns=F("ai_turns") + 1,
+        context_tokens=last.input_tokens + last.output_tokens,
+        context_window=window,
+        input_tokens=F("input_tokens") + total.input_tokens,
+        output_tokens=F("output_tokens") + total.output_tokens,
+        cache_hit_tokens=F("cache_hit_tokens") + total.cache_hit_tokens,
+        cache_miss_tokens=F("cache_miss_tokens") + total.cache_miss_tokens,
+    )
+
+
+def _add(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        a.input_tokens + b.input_tokens,
+        a.output_tokens + b.output_tokens,
+        a.cache_hit_tokens + b.cache_hit_tokens,
+        a.cache_miss_tokens + b.cache_miss_tokens,
+    )
+
+
+async def offline_keeper_plays() -> bool:
+    """Whether no usable model is configured, so the sample Keeper plays."""
+    config = await database_sync_to_async(llm_config.resolve)()
+    return not config.usable
+
+
+async def model_for_room(room_id: int, member_id: str = "") -> tuple[ChatModel | None, int]:
+    """The model that answers this room's lines and its context window: the configured
+    provider; else the offline sample Keeper in a room playing its adventure; else
+    None (a table without a model, where the human keeper narrates). Read at every
+    turn, so a switch needs no restart."""
+    from keeper.kp.sample import SampleKeeper, plays_sample
+
+    config = await database_sync_to_async(llm_config.resolve)()
+    if config.usable:
+        return client_for(config), config.context_window
+    if await database_sync_to_async(plays_sample)(room_id):
+        return SampleKeeper(room_id, member_id), 0
+    return None, 0
+
+
+async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_window: int = 0) -> None:
+    """Play the Keeper's answer to the newest line of the room. Never raises for a
+    model failure: the table is told, and the caller sends `idle`."""
+    await sink.busy()
+    messages = await database_sync_to_async(prompt.keeper_messages)(turn.room_id, turn.locale)
+    draft = _Draft(sink)
+    total, last = Usage(), None
+    round_number = 0
+    try:
+        while True:
+            calls: list[ToolCall] = []
+            async with asyncio.timeout(settings.TRPG_LLM_TIMEOUT):
+                async for event in model.stream(messages, tools.specs()):
+                    if isinstance(event, TextDelta):
+                        await draft.feed(event.text)
+                    elif isinstance(event, ToolCalls):
+                        calls = event.calls
+                    elif isinstance(event, Usage):
+                        last, total = event, _add(total, event)
+            if not calls:
+                break
+            if round_number >= settings.TRPG_LLM_MAX_ROUNDS:
+                log.warning("room=%s keeper turn stopped after %s tool rounds", turn.room_id, round_number)
+                break
+            round_number += 1
+            said = await draft.close(discard=not draft.filter.shown.strip())
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": said or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            await sink.busy(tools.activity_of(calls[0].name), round_number)
+            for call in calls:
+                result = await _run_tool(model, turn, sink, call)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        await draft.close()
+        if last is not None:
+            await database_sync_to_async(_record_usage)(turn.room_id, last, total, context_window)
+    except (ProviderError, TimeoutError, json.JSONDecodeError) as failure:
+        log.warning("room=%s keeper turn failed: %s", turn.room_id, failure)
+        await draft.close()
+        await sink.warning(
+            _say(
+                turn.locale,
+                "The Keeper lost the thread (the model did not answer). Say it again in a moment.",
+                "守秘人走神了（模型没有回应）。请稍后再说一次。",
+            )
+        )
+    finally:
+        if draft.id is not None:  # cancelled mid-stream: the bubble still gets its closing frame
+            await asyncio.shield(draft.close())

@@ -1,0 +1,170 @@
+"""One shared, streaming, OpenAI-compatible chat client (the `openai` SDK).
+
+A model is anything with `stream(messages, tools)` yielding `TextDelta`, `ToolCalls`
+and `Usage` events, and `complete(messages)` returning text: `OpenAIChat` for real
+providers, and the offline sample Keeper (`keeper.kp.sample`) speaks the same shape,
+so the turn loop cannot tell them apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import openai
+from django.conf import settings
+
+from keeper.llm.config import LlmConfig
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+    def parsed_arguments(self) -> dict:
+        """The arguments as a dict; malformed JSON reads as no arguments."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    calls: list[ToolCall]
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hit_tokens: int = 0
+    cache_miss_tokens: int = 0
+
+
+StreamEvent = TextDelta | ToolCalls | Usage
+
+
+class ProviderError(Exception):
+    """The model could not answer (unreachable, refused, or the stream broke)."""
+
+
+class ChatModel(Protocol):
+    async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]: ...
+
+    async def complete(self, messages: list[dict]) -> str: ...
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+def _usage_of(usage: Any) -> Usage:
+    details = getattr(usage, "prompt_tokens_details", None)
+    hit = getattr(details, "cached_tokens", None) or 0
+    extra = getattr(usage, "model_extra", None) or {}
+    # DeepSeek reports its context cache in its own two fields.
+    hit = extra.get("prompt_cache_hit_tokens", hit) or 0
+    prompt = usage.prompt_tokens or 0
+    miss = extra.get("prompt_cache_miss_tokens", prompt - hit) or 0
+    return Usage(prompt, usage.completion_tokens or 0, int(hit), int(miss))
+
+
+class OpenAIChat:
+    """A real provider through the `openai` SDK. The SDK retries a call that failed
+    before its first byte (connection errors, 408/429/5xx) with backoff."""
+
+    def __init__(self, config: LlmConfig) -> None:
+        self.config = config
+        self._client = openai.AsyncOpenAI(
+            api_key=config.api_key or "not-needed",
+            base_url=config.base_url,
+            timeout=settings.TRPG_LLM_TIMEOUT,
+            max_retries=settings.TRPG_LLM_RETRIES,
+        )
+
+    async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
+        """Stream one completion: text as it comes, then the tool calls, then usage."""
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.config.chat_model,
+                messages=messages,
+                tools=tools or openai.NOT_GIVEN,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            pending: dict[int, _PendingCall] = {}
+            async for chunk in response:
+                if chunk.usage is not None:
+                    yield _usage_of(chunk.usage)
+                for choice in chunk.choices:
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        yield TextDelta(delta.content)
+                    for part in delta.tool_calls or ():
+                        call = pending.setdefault(part.index, _PendingCall())
+                        call.id = part.id or call.id
+                        if part.function is not None:
+                            call.name = part.function.name or call.name
+                            call.arguments.append(part.function.arguments or "")
+            if pending:
+                yield ToolCalls(
+                    [
+                        ToolCall(c.id or f"call_{i}", c.name, "".join(c.arguments))
+                        for i, c in sorted(pending.items())
+                    ]
+                )
+        except openai.OpenAIError as exc:
+            raise ProviderError(_describe(exc)) from exc
+
+    async def complete(self, messages: list[dict]) -> str:
+        """One short, unstreamed answer (an NPC's line)."""
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.config.chat_model, messages=messages
+            )
+        except openai.OpenAIError as exc:
+            raise ProviderError(_describe(exc)) from exc
+        return (response.choices[0].message.content or "").strip() if response.choices else ""
+
+    async def list_models(self) -> list[str]:
+        """The endpoint's `GET /models`, or [] when it cannot be read."""
+        try:
+            page = await self._client.models.list()
+        except openai.OpenAIError:
+            return []
+        return sorted(model.id for model in page.data)
+
+
+def _describe(exc: openai.OpenAIError) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{exc.__class__.__name__}{f' {status}' if status else ''}"
+
+
+_shared: dict[tuple, OpenAIChat] = {}
+
+
+def client_for(config: LlmConfig) -> OpenAIChat:
+    """The shared client for this configuration; a new configuration gets a new one
+    (hot swap), and the old one is dropped."""
+    fingerprint = (config.provider, config.base_url, config.api_key, config.chat_model)
+    client = _shared.get(fingerprint)
+    if client is None:
+        _shared.clear()
+        client = _shared[fingerprint] = OpenAIChat(config)
+    return client
