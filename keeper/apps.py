@@ -17,3 +17,4 @@ class KeeperConfig(AppConfig):
             table_commands,
             turn_order,
         )
+        from keeper.kp import keeper_commands  # noqa: F401

@@ -53,6 +53,9 @@ class CommandReply:
     events: list[DiceEvent] = field(default_factory=list)
     # The room's story was wiped or replaced: every member gets a `state{reset:true}`.
     reset: bool = False
+    # What the caller's own echo of the command shows instead of the line typed (a
+    # secret argument, masked).
+    echo: str | None = None
 
 
 @dataclass(frozen=True)

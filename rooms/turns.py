@@ -67,7 +67,7 @@ async def _answer_command(
 ) -> None:
     # A command's echo is the caller's alone: its arguments (an API key, say) never
     # reach the room or the transcript.
-    context.send_private(_line(Speaker.PLAYER, text, name=context.member.name))
+    context.send_private(_line(Speaker.PLAYER, reply.echo or text, name=context.member.name))
     for event in events:
         await hub.publish(
             context.room_id,

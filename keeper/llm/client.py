@@ -131,6 +131,10 @@ class OpenAIChat:
                 )
         except openai.OpenAIError as exc:
             raise ProviderError(_describe(exc)) from exc
+        except Exception as exc:
+            # The transport broke mid-stream (the SDK does not wrap errors raised while
+            # a response is being read).
+            raise ProviderError(exc.__class__.__name__) from exc
 
     async def complete(self, messages: list[dict]) -> str:
         """One short, unstreamed answer (an NPC's line)."""

@@ -39,3 +39,40 @@ def seeded():
     Roller(seed=11).install()
     yield
     Roller().install()
+
+
+@pytest.fixture(scope="module")
+def llm():
+    """A scripted OpenAI-compatible provider on loopback (see `fake_llm`)."""
+    from keeper.tests.fake_llm import FakeLlm
+
+    fake = FakeLlm().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="module")
+def ai_server(llm, tmp_path_factory: pytest.TempPathFactory):
+    """A server whose Keeper is the scripted provider."""
+    from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+
+    env = create_env(tmp_path_factory.mktemp("ai"), hosted=hosted_profile())
+    process = start_serve(
+        env,
+        TRPG_LLM__PROVIDER="openai",
+        TRPG_LLM__BASE_URL=llm.url,
+        TRPG_LLM__API_KEY="sk-test-scripted-0000",
+        TRPG_LLM__CHAT_MODEL="scripted-keeper",
+        TRPG_LLM__RETRIES="0",
+    )
+    yield process
+    process.stop()
+    destroy_env(env)
+
+
+@pytest.fixture
+def room() -> str:
+    """A room name no other test uses."""
+    import secrets
+
+    return f"room-{secrets.token_hex(4)}"

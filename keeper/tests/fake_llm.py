@@ -1,0 +1,216 @@
+"""A real local HTTP server that speaks the OpenAI chat-completions API, scripted per test.
+
+The server under test reaches it through the production client (the `openai` SDK over
+a real socket): streamed replies are server-sent events with text and tool-call
+deltas; a reply can stop half-way and drop the connection, or wait for the test
+before going on. Every request body is kept, so a test can read the prompts.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt: int
+    completion: int
+    cached: int = 0
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Cut the connection here, mid-reply."""
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Hold the reply here until the test sets the event."""
+
+    event: threading.Event
+
+
+Part = Text | Tool | Usage | Drop | Wait
+
+
+@dataclass
+class FakeLlm:
+    """The scripted provider. `replies` are streamed completions, in order; `lines`
+    answer unstreamed completions (NPC voices)."""
+
+    replies: queue.Queue = field(default_factory=queue.Queue)
+    lines: queue.Queue = field(default_factory=queue.Queue)
+    requests: list[dict] = field(default_factory=list)
+    models: list[str] = field(default_factory=lambda: ["scripted-keeper"])
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def script(self, *parts: Part) -> None:
+        """Queue one streamed reply."""
+        self.replies.put(list(parts))
+
+    def say(self, line: str) -> None:
+        """Queue one unstreamed answer."""
+        self.lines.put(line)
+
+    def start(self) -> FakeLlm:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    fake.requests.append(
+                        {"path": self.path, "authorization": self.headers.get("Authorization")}
+                    )
+                    body = {"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models]}
+                    self._json(200, body)
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                request["authorization"] = self.headers.get("Authorization")
+                fake.requests.append(request)
+                if not request.get("stream"):
+                    try:
+                        line = fake.lines.get(timeout=30)
+                    except queue.Empty:
+                        line = "..."
+                    self._json(200, _completion(line))
+                    return
+                try:
+                    parts = fake.replies.get(timeout=30)
+                except queue.Empty:
+                    parts = [Text("(the script has no reply left)")]
+                self._stream(parts)
+
+            def _json(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _event(self, payload: dict | str) -> None:
+                data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+                chunk = f"data: {data}\n\n".encode()
+                self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                self.wfile.flush()
+
+            def _stream(self, parts: list[Part]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                tool_index = 0
+                finish = "stop"
+                for part in parts:
+                    if isinstance(part, Text):
+                        self._event(_chunk({"content": part.text}))
+                    elif isinstance(part, Tool):
+                        call = {
+                            "index": tool_index,
+                            "id": f"call_{len(fake.requests)}_{tool_index}",
+                            "type": "function",
+                            "function": {"name": part.name, "arguments": ""},
+                        }
+                        self._event(_chunk({"tool_calls": [call]}))
+                        # The arguments arrive in two pieces, as real providers send them.
+                        arguments = json.dumps(part.arguments, ensure_ascii=False)
+                        half = len(arguments) // 2
+                        for piece in (arguments[:half], arguments[half:]):
+                            self._event(
+                                _chunk(
+                                    {"tool_calls": [{"index": tool_index, "function": {"arguments": piece}}]}
+                                )
+                            )
+                        tool_index += 1
+                        finish = "tool_calls"
+                    elif isinstance(part, Usage):
+                        self._event(
+                            {
+                                "id": "chatcmpl-fake",
+                                "object": "chat.completion.chunk",
+                                "created": 0,
+                                "model": "scripted-keeper",
+                                "choices": [],
+                                "usage": {
+                                    "prompt_tokens": part.prompt,
+                                    "completion_tokens": part.completion,
+                                    "total_tokens": part.prompt + part.completion,
+                                    "prompt_tokens_details": {"cached_tokens": part.cached},
+                                },
+                            }
+                        )
+                    elif isinstance(part, Wait):
+                        part.event.wait(30)
+                    elif isinstance(part, Drop):
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                self._event(_chunk({}, finish))
+                self._event("[DONE]")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+    def chat_requests(self) -> list[dict]:
+        """The chat-completion requests received so far."""
+        return [r for r in self.requests if "messages" in r]
+
+
+def _chunk(delta: dict, finish: str | None = None) -> dict:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "scripted-keeper",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _completion(text: str) -> dict:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "scripted-keeper",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
