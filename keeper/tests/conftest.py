@@ -57,8 +57,11 @@ def ai_server(llm, tmp_path_factory: pytest.TempPathFactory):
     from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
 
     env = create_env(tmp_path_factory.mktemp("ai"), hosted=hosted_profile())
+    wordlist = env.data_dir / "wordlist.txt"
+    wordlist.write_text("# words the Keeper never says\ngrue\n", encoding="utf-8")
     process = start_serve(
         env,
+        TRPG_OUTPUT_WORDLIST=str(wordlist),
         TRPG_LLM__PROVIDER="openai",
         TRPG_LLM__BASE_URL=llm.url,
         TRPG_LLM__API_KEY="sk-test-scripted-0000",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 from keeper.tests.fake_llm import Text, Tool
-from keeper.tests.test_ai_keeper_turn import settle
 from rooms.tests.clients import IrohClient, WsClient
 
 TRUTH = "TRUTH-SENTINEL-drowned-chapel"

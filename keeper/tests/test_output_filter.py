@@ -1,0 +1,68 @@
+"""Streaming is sanitised fail-closed (checklist 71) and the Keeper's words pass the
+operator's wordlist (checklist 158): whatever way a reply is cut into deltas, no
+machinery block and no listed word ever reaches the table, and the streamed text
+equals the final text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keeper.kp.censor import MachineryFilter, Wordlist
+from keeper.tests.fake_llm import Text
+from rooms.tests.clients import WsClient
+
+REPLY = (
+    'The fog parts. <tool_call>{"name": "skill_check"}</tool_call>A grue waits'
+    " <think>they will die</think>by the door. <UpdateVariable>hp=3</UpdateVariable>Run!"
+)
+SHOWN = "The fog parts. A **** waits by the door. Run!"
+
+
+def _run(chunks: list[str]) -> str:
+    machinery, words = MachineryFilter(), Wordlist(("grue",))
+    out = "".join(words.feed(machinery.feed(c)) for c in chunks)
+    return out + words.feed(machinery.finish()) + words.finish()
+
+
+def _cuts(text: str):
+    return st.lists(st.integers(0, len(text)), max_size=12).map(
+        lambda points: [
+            text[a:b] for a, b in zip([0, *sorted(points)], [*sorted(points), len(text)], strict=True)
+        ]
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_cuts(REPLY))
+def test_any_cut_of_a_reply_shows_the_same_clean_text(chunks):
+    assert _run(chunks) == SHOWN
+
+
+def test_an_unclosed_block_swallows_the_rest_and_a_special_token_seals_the_reply():
+    assert _run(["Hello <function_call>{", '"x": 1} and more']) == "Hello "
+    assert _run(["Quiet. <|tool_calls_begin|>", "anything"]) == "Quiet. "
+
+
+def test_ordinary_angle_brackets_and_html_pass():
+    assert _run(["3 < 4 and <b>bold</b> <", "br>"]) == "3 < 4 and <b>bold</b> <br>"
+
+
+def test_a_listed_word_is_masked_in_any_case_even_split_across_deltas():
+    assert _run(["a GR", "Ue and a g", "rue"]) == "a **** and a ****"
+
+
+async def test_the_table_never_sees_machinery_or_listed_words(ai_server, llm, room):
+    cut = [REPLY[i : i + 7] for i in range(0, len(REPLY), 7)]
+    llm.script(*(Text(piece) for piece in cut))
+    async with await WsClient.connect(ai_server.ws_url) as client:
+        await client.join(ai_server.env.mint(room, "Ada"))
+        await client.say("I listen")
+        frames = await client.collect_until("turn_status")
+        while frames[-1].get("status") != "idle":
+            frames += await client.collect_until("turn_status", timeout=20)
+    streamed = "".join(f["text"] for f in frames if f["type"] == "narrative_delta")
+    final = next(f for f in frames if f["type"] == "narrative" and f["speaker"] == "kp")
+    assert final["text"] == SHOWN == streamed.strip()
+    for forbidden in ("tool_call", "skill_check", "grue", "they will die", "hp=3"):
+        assert forbidden not in str(frames)

@@ -1,0 +1,107 @@
+"""The offline sample Keeper (issue 4, item 7; checklist 50-51; DECISIONS "Demo"): with
+no model configured, a keeper in an empty room is offered `demo`, the guided action
+sets the adventure up, and the sample Keeper plays it with real checks. Anyone else,
+or any room that is not empty, gets `demo_unavailable` and nothing changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from keeper.kp.sample import GUIDED_ACTIONS
+from keeper.tests.test_ai_keeper_turn import settle
+from rooms.tests.clients import IrohClient, WsClient
+from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+
+
+@pytest.fixture(scope="module")
+def offline_server(tmp_path_factory):
+    env = create_env(tmp_path_factory.mktemp("offline"), hosted=hosted_profile())
+    process = start_serve(env)  # no TRPG_LLM__*: the offline Keeper plays
+    yield process
+    process.stop()
+    destroy_env(env)
+
+
+async def _turn(client) -> list[dict]:
+    frames = []
+    while True:
+        frame = await client.recv(20)
+        frames.append(frame)
+        if frame["type"] == "state" and any(
+            f["type"] == "turn_status" and f["status"] == "idle" for f in frames
+        ):
+            return frames
+
+
+def _checks(frames: list[dict]) -> list[str]:
+    return [f["skill"] for f in frames if f["type"] == "dice" and f["kind"] == "check"]
+
+
+async def test_a_keeper_plays_the_sample_adventure_with_real_checks(offline_server, room):
+    env = offline_server.env
+    async with (
+        await WsClient.connect(offline_server.ws_url) as keeper,
+        await IrohClient.connect(offline_server.ticket) as player,
+    ):
+        welcome = (await keeper.join(env.mint(room, "Kay", "keeper")))[0]
+        assert "demo" in welcome["features"]
+        player_welcome = (await player.join(env.mint(room, "Pat")))[0]
+        assert "demo" not in player_welcome["features"], "demo is offered to keepers only"
+
+        await player.say(GUIDED_ACTIONS[0])
+        refused = await player.expect("error")
+        assert refused["code"] == "demo_unavailable" and refused["message"]
+        await settle(keeper)
+
+        await keeper.say(GUIDED_ACTIONS[0])
+        opening = await _turn(keeper)
+        assert [f["speaker"] for f in opening if f["type"] == "narrative"][:2] == ["player", "kp"]
+        npc = next(f for f in opening if f.get("speaker") == "npc")
+        assert npc["name"] == "Ruth Cobb" and npc["text"]
+        assert any(f["type"] == "narrative_delta" for f in opening), "the sample Keeper streams"
+        state = opening[-1]
+        assert state["character"]["name"] == "Kay" and state["scene"]["name"] == "Kingsmouth harbour"
+        assert state["clock"]["time"] == "Day 1, 19:40" and "usage" not in state
+
+        played = []
+        for line in ("I row out to the rock", "I call up the stairs", "I look under the stairs"):
+            await keeper.say(line)
+            frames = await _turn(keeper)
+            played += _checks(frames)
+            outcome = next(f for f in frames if f["type"] == "dice")["outcome"]
+            assert outcome["label"] and isinstance(outcome["success"], bool)
+        assert played == ["spot_hidden", "psychology", "library_use"]
+        assert frames[-1]["scene"]["name"] == "Under the stairs"
+        await player.send({"type": "ping", "t": 5})
+        seen_by_player = await player.collect_until("pong", timeout=20)
+        assert _checks(seen_by_player) == played, "the whole table sees the checks"
+
+    async with await WsClient.connect(offline_server.ws_url) as second_keeper:
+        welcome = (await second_keeper.join(env.mint(room, "Kim", "keeper")))[0]
+        assert "demo" not in welcome["features"], "the room is no longer empty"
+        await settle(second_keeper)
+        await second_keeper.say(GUIDED_ACTIONS[0])
+        assert (await second_keeper.expect("error"))["code"] == "demo_unavailable"
+        await second_keeper.send({"type": "ping", "t": 3})
+        after = await second_keeper.collect_until("pong")
+        assert not [f for f in after if f["type"] in ("narrative", "turn_status")], "nothing changed"
+
+
+async def test_the_chinese_guided_action_plays_in_chinese(offline_server, room):
+    async with await WsClient.connect(offline_server.ws_url) as keeper:
+        await keeper.join(offline_server.env.mint(room, "Kay", "keeper"), locale="zh")
+        await keeper.say(GUIDED_ACTIONS[1])
+        frames = await _turn(keeper)
+    narration = [f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "kp"]
+    assert "灯塔" in narration[0]
+    assert frames[-1]["scene"]["name"] == "金斯茅斯港"
+
+
+async def test_a_room_without_a_model_or_the_sample_lets_the_keeper_narrate(offline_server, room):
+    async with await WsClient.connect(offline_server.ws_url) as player:
+        await player.join(offline_server.env.mint(room, "Pat"))
+        await player.say("I wait for the keeper")
+        await player.expect("narrative", speaker="player")
+        await player.send({"type": "ping", "t": 4})
+        after = await player.collect_until("pong")
+    assert not [f for f in after if f["type"] in ("turn_status", "narrative_delta")], "no Keeper answers"
