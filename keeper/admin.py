@@ -1,10 +1,22 @@
-"""The game's rows in the operator console: characters (including the pregen cast)."""
+"""The game's rows in the operator console: characters (including the pregen cast),
+stories with their NPCs and keeper notes, and the model configuration (keys masked)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 
-from keeper.models import Character, InitiativeEntry, TableSettings
+from keeper.llm.config import mask
+from keeper.models import (
+    Character,
+    InitiativeEntry,
+    KeeperNote,
+    ModelSetting,
+    Npc,
+    ProviderCredential,
+    Story,
+    TableSettings,
+)
 
 
 @admin.register(Character)
@@ -25,3 +37,57 @@ class TableSettingsAdmin(admin.ModelAdmin):
 class InitiativeEntryAdmin(admin.ModelAdmin):
     list_display = ["room", "name", "value", "current"]
     list_select_related = ["room"]
+
+
+@admin.register(Story)
+class StoryAdmin(admin.ModelAdmin):
+    list_display = ["room", "module_title", "scene_name", "ai_turns", "input_tokens", "output_tokens"]
+    list_select_related = ["room"]
+    readonly_fields = [
+        "ai_turns",
+        "context_tokens",
+        "context_window",
+        "input_tokens",
+        "output_tokens",
+        "cache_hit_tokens",
+        "cache_miss_tokens",
+    ]
+
+
+@admin.register(Npc)
+class NpcAdmin(admin.ModelAdmin):
+    list_display = ["name", "room"]
+    list_filter = ["room"]
+    list_select_related = ["room"]
+    search_fields = ["name", "room__name"]
+
+
+@admin.register(KeeperNote)
+class KeeperNoteAdmin(admin.ModelAdmin):
+    list_display = ["room", "__str__", "created_at"]
+    list_select_related = ["room"]
+
+
+@admin.register(ModelSetting)
+class ModelSettingAdmin(admin.ModelAdmin):
+    list_display = ["provider", "chat_model", "base_url", "updated_at"]
+
+
+class CredentialForm(forms.ModelForm):
+    """A key is typed in, never shown back: the field is always empty on the form."""
+
+    api_key = forms.CharField(widget=forms.PasswordInput(render_value=False), max_length=500)
+
+    class Meta:
+        model = ProviderCredential
+        fields = ["provider", "base_url", "api_key"]
+
+
+@admin.register(ProviderCredential)
+class ProviderCredentialAdmin(admin.ModelAdmin):
+    form = CredentialForm
+    list_display = ["provider", "base_url", "key_masked", "updated_at"]
+
+    @admin.display(description="key")
+    def key_masked(self, credential: ProviderCredential) -> str:
+        return mask(credential.api_key)

@@ -173,7 +173,7 @@ class ModelSetting(models.Model):
 
     provider = models.CharField(max_length=32, blank=True)
     chat_model = models.CharField(max_length=200, blank=True)
-    base_url = models.URLField(max_length=500, blank=True)
+    base_url = models.CharField(max_length=500, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -191,7 +191,7 @@ class ProviderCredential(models.Model):
     the `base_url` it was saved with."""
 
     provider = models.CharField(max_length=32)
-    base_url = models.URLField(max_length=500)
+    base_url = models.CharField(max_length=500)
     api_key = models.CharField(max_length=500)
     updated_at = models.DateTimeField(auto_now=True)
 

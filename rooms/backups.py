@@ -15,12 +15,25 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from keeper.models import Character, InitiativeEntry, TableSettings
+from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
 from rooms.models import AccessKey, Room, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
 
 FORMAT = "loreweaver-django-room"
 VERSION = 1
+# The lists of a backup that count as `store_rows`.
+ROW_PARTS = ("transcript", "turn_events", "characters", "initiative", "npcs", "keeper_notes")
+# Story fields a backup carries (the usage counters belong to the server's session).
+STORY_FIELDS = (
+    "module_id",
+    "module_title",
+    "module_intro",
+    "module_truth",
+    "progress",
+    "scene_name",
+    "scene_focus",
+    "clock_minutes",
+)
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -120,7 +133,17 @@ def _document(room: Room) -> dict:
             {"name": e.name, "value": e.value, "tiebreak": e.tiebreak, "current": e.current}
             for e in InitiativeEntry.objects.filter(room=room)
         ],
+        "story": _story_fields(room),
+        "npcs": [
+            {"name": n.name, "persona": n.persona, "secret": n.secret} for n in Npc.objects.filter(room=room)
+        ],
+        "keeper_notes": [note.text for note in KeeperNote.objects.filter(room=room).order_by("id")],
     }
+
+
+def _story_fields(room: Room) -> dict:
+    story = Story.objects.filter(room=room).first()
+    return {name: getattr(story, name) for name in STORY_FIELDS} if story else {}
 
 
 def room_export(room: Room, path: Path) -> RoomCounts:
@@ -132,7 +155,7 @@ def room_export(room: Room, path: Path) -> RoomCounts:
         handle.flush()
         os.fsync(handle.fileno())
     temporary.replace(path)
-    rows = sum(len(document[part]) for part in ("transcript", "turn_events", "characters", "initiative"))
+    rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
     return RoomCounts(keys=len(document["keys"]), store_rows=rows)
 
 
@@ -187,17 +210,24 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
                 InitiativeEntry.objects.create(room=room, **entry)
             if document["settings"]:
                 TableSettings.objects.update_or_create(room=room, defaults=document["settings"])
+            story = {k: v for k, v in document.get("story", {}).items() if k in STORY_FIELDS}
+            if story:
+                Story.objects.update_or_create(room=room, defaults=story)
+            for npc in document.get("npcs", []):
+                Npc.objects.create(room=room, **npc)
+            for text in document.get("keeper_notes", []):
+                KeeperNote.objects.create(room=room, text=text)
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise BackupError(
             "bad_request", f"{path.name} is damaged ({exc.__class__.__name__}: {exc})"
         ) from None
-    rows = sum(len(document[part]) for part in ("transcript", "turn_events", "characters", "initiative"))
+    rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
     return room, RoomCounts(keys=keys, store_rows=rows)
 
 
 def _clear(room: Room, *, keys: bool) -> int:
     deleted = 0
-    for model in (TurnEvent, TranscriptEntry, Character, InitiativeEntry):
+    for model in (TurnEvent, TranscriptEntry, Character, InitiativeEntry, Npc, KeeperNote, Story):
         deleted += model.objects.filter(room=room).delete()[0]
     if keys:
         AccessKey.objects.filter(room=room).delete()
@@ -215,13 +245,35 @@ def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
     return RoomCounts(keys=keys, store_rows=rows)
 
 
+_USAGE_ZERO = {
+    name: 0
+    for name in (
+        "ai_turns",
+        "context_tokens",
+        "context_window",
+        "input_tokens",
+        "output_tokens",
+        "cache_hit_tokens",
+        "cache_miss_tokens",
+    )
+}
+
+
 def room_reset(room: Room, scope: str) -> RoomCounts:
-    """Start the campaign over: `story` clears the story; `chars` also the characters;
-    `all` everything but keys and settings. Keys, settings and connections stay."""
+    """Start the campaign over: `story` clears the story and its progress (the module
+    and its NPCs stay); `chars` also the characters; `all` also the module and NPCs.
+    Keys, settings and connections stay."""
     with transaction.atomic():
         deleted = 0
-        for model in (TurnEvent, TranscriptEntry, InitiativeEntry):
+        for model in (TurnEvent, TranscriptEntry, InitiativeEntry, KeeperNote):
             deleted += model.objects.filter(room=room).delete()[0]
         if scope in ("chars", "all"):
             deleted += Character.objects.filter(room=room).delete()[0]
+        if scope == "all":
+            deleted += Npc.objects.filter(room=room).delete()[0]
+            deleted += Story.objects.filter(room=room).delete()[0]
+        else:
+            Story.objects.filter(room=room).update(
+                progress=0, scene_name="", scene_focus="", clock_minutes=None, **_USAGE_ZERO
+            )
     return RoomCounts(keys=0, store_rows=deleted)

@@ -1,0 +1,79 @@
+"""The story the Keeper plays (module, NPCs, scene, clock, keeper notes) travels in room
+backups, and resets clear it by scope (checklist 275-276; issue 6, item 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from keeper.models import KeeperNote, Npc, Story
+from rooms import backups
+from rooms.services import room_get_or_create
+
+pytestmark = pytest.mark.django_db
+
+
+def _story_room(name: str):
+    room = room_get_or_create(name=name)
+    Story.objects.create(
+        room=room,
+        module_id="custom",
+        module_title="Gull Rock",
+        module_intro="A lighthouse has gone dark.",
+        module_truth="The bell calls the drowned.",
+        progress=2,
+        scene_name="The stair",
+        clock_minutes=600,
+        ai_turns=3,
+        input_tokens=900,
+    )
+    Npc.objects.create(room=room, name="Silas", persona="gaunt", secret="hears the bell")
+    KeeperNote.objects.create(room=room, text="they suspect Ruth")
+    return room
+
+
+def test_a_backup_brings_the_module_npcs_and_notes_back(tmp_path):
+    room = _story_room("backed-up")
+    path = tmp_path / "story.json"
+    counts = backups.room_export(room, path)
+    assert counts.store_rows == 2  # one NPC, one note
+    backups.room_delete_data(room, backup=None)
+    assert not Story.objects.filter(room=room).exists() and not Npc.objects.filter(room=room).exists()
+    restored, _ = backups.room_import(path, "restored")
+    story = Story.objects.get(room=restored)
+    assert (
+        story.module_title,
+        story.module_truth,
+        story.progress,
+        story.scene_name,
+        story.clock_minutes,
+    ) == (
+        "Gull Rock",
+        "The bell calls the drowned.",
+        2,
+        "The stair",
+        600,
+    )
+    assert story.ai_turns == 0, "token counts belong to the server that spent them"
+    assert list(Npc.objects.filter(room=restored).values_list("name", "secret")) == [
+        ("Silas", "hears the bell")
+    ]
+    assert list(KeeperNote.objects.filter(room=restored).values_list("text", flat=True)) == [
+        "they suspect Ruth"
+    ]
+
+
+def test_a_story_reset_keeps_the_module_and_npcs_but_not_the_progress():
+    room = _story_room("story-reset")
+    backups.room_reset(room, "story")
+    story = Story.objects.get(room=room)
+    assert story.module_title == "Gull Rock" and story.module_truth
+    assert (story.progress, story.scene_name, story.clock_minutes, story.ai_turns) == (0, "", None, 0)
+    assert Npc.objects.filter(room=room).count() == 1
+    assert not KeeperNote.objects.filter(room=room).exists()
+
+
+def test_a_full_reset_erases_the_module_and_npcs():
+    room = _story_room("full-reset")
+    backups.room_reset(room, "all")
+    assert not Story.objects.filter(room=room).exists()
+    assert not Npc.objects.filter(room=room).exists()
