@@ -107,7 +107,8 @@ def _difficulty_word(difficulty: str) -> str:
 
 
 def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
-    skill = str(arguments.get("skill") or "").strip()
+    # Models write "Spot Hidden"; the sheet says spot_hidden.
+    skill = "_".join(str(arguments.get("skill") or "").split())
     if not skill or any(ch.isdigit() for ch in skill):
         return ToolOutcome("name the skill, without a number")
     who = str(arguments.get("character") or "")
