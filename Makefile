@@ -31,7 +31,9 @@ test: lint
 bench: $(STAMP)
 	$(PY) bench/fanout.py $(ARGS)
 	$(PY) bench/dice.py
+	$(PY) bench/turn.py
 
 bench-quick: $(STAMP)
 	$(PY) bench/fanout.py --quick
 	$(PY) bench/dice.py --quick
+	$(PY) bench/turn.py --quick

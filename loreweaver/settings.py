@@ -273,5 +273,9 @@ LOGGING = {
     "loggers": {
         "daphne": {"level": "WARNING"},
         "django.channels.server": {"level": "WARNING"},
+        # One line per model call is noise; failures are logged by the Keeper's turn.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+        "openai": {"level": "WARNING"},
     },
 }

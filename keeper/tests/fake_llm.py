@@ -77,6 +77,7 @@ class FakeLlm:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # each event is its own small write
 
             def log_message(self, *args: object) -> None:
                 pass

@@ -75,3 +75,17 @@ def test_the_quick_fanout_benchmark_prints_its_ratio():
     )
     assert result.returncode == 0, result.stderr
     assert re.search(r"ratio \(ours / raw\): \d+\.\d{3}", result.stdout), result.stdout
+
+
+def test_the_quick_turn_benchmark_prints_keeper_and_command_figures():
+    result = subprocess.run(
+        [sys.executable, "bench/turn.py", "--turns", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    for label in ("first delta", "idle", "dot command", "model whole reply"):
+        assert re.search(rf"{label}\s+p50\s+\d+\.\d ms\s+p99\s+\d+\.\d ms", result.stdout), result.stdout
+    assert re.search(r"ratio Keeper turn to dot command \(p50\): \d+\.\d\d", result.stdout), result.stdout

@@ -1,0 +1,142 @@
+"""Turn benchmark: the server's own overhead in a Keeper turn.
+
+A scripted OpenAI-compatible provider answers at once (`keeper/tests/fake_llm.py`, on
+loopback), so what is measured is the server: from sending an input to the first
+`narrative_delta`, and to `turn_status idle`, p50 and p99. Beside it, in the same run:
+the same figures for a dot command (`.r 1d6`, input to reply), and the scripted
+provider alone, called directly through the `openai` SDK (first token, whole reply),
+so the difference is what the server adds.
+
+    python bench/turn.py            # full run
+    python bench/turn.py --quick    # the short run CI does
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from keeper.tests.fake_llm import FakeLlm, Text, Usage  # noqa: E402
+from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+
+REPLY = ("The lamp ", "gutters, ", "and somewhere ", "below, a bell ", "answers.")
+
+
+def script_turn(llm: FakeLlm) -> None:
+    llm.script(*(Text(piece) for piece in REPLY), Usage(800, 20, 400))
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def measure_server(url: str, key: str, llm: FakeLlm, turns: int) -> dict[str, list[float]]:
+    """Input-to-frame times (seconds) for Keeper turns and for dot commands."""
+    times: dict[str, list[float]] = {"first delta": [], "idle": [], "dot command": []}
+    async with websockets.connect(url, max_size=None) as socket:
+        await socket.send(json.dumps({"type": "join", "key": key}))
+        while json.loads(await socket.recv())["type"] != "ui_manifest":
+            pass
+
+        async def until(predicate) -> None:
+            while not predicate(json.loads(await socket.recv())):
+                pass
+
+        for n in range(turns):
+            script_turn(llm)
+            start = time.perf_counter()
+            await socket.send(json.dumps({"type": "input", "text": f"I listen ({n})"}))
+            await until(lambda f: f["type"] == "narrative_delta")
+            times["first delta"].append(time.perf_counter() - start)
+            await until(lambda f: f["type"] == "turn_status" and f["status"] == "idle")
+            times["idle"].append(time.perf_counter() - start)
+            await until(lambda f: f["type"] == "state")
+
+            start = time.perf_counter()
+            await socket.send(json.dumps({"type": "input", "text": ".r 1d6"}))
+            await until(lambda f: f["type"] == "narrative" and f["speaker"] == "system")
+            times["dot command"].append(time.perf_counter() - start)
+            await until(lambda f: f["type"] == "state")
+    return times
+
+
+async def measure_provider(llm: FakeLlm, turns: int) -> dict[str, list[float]]:
+    """The scripted provider alone, through the same SDK the server uses."""
+    import openai
+
+    client = openai.AsyncOpenAI(api_key="bench", base_url=llm.url, max_retries=0)
+    times: dict[str, list[float]] = {"model first token": [], "model whole reply": []}
+    for _ in range(turns):
+        script_turn(llm)
+        start = time.perf_counter()
+        stream = await client.chat.completions.create(
+            model="scripted-keeper", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        first = None
+        async for chunk in stream:
+            if first is None and chunk.choices and chunk.choices[0].delta.content:
+                first = time.perf_counter() - start
+        times["model first token"].append(first or 0.0)
+        times["model whole reply"].append(time.perf_counter() - start)
+    await client.close()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (CI)")
+    parser.add_argument("--turns", type=int, help="Keeper turns (and as many dot commands)")
+    args = parser.parse_args()
+    turns = args.turns or (15 if args.quick else 200)
+
+    llm = FakeLlm().start()
+    env = create_env(Path(tempfile.mkdtemp(prefix="turn-")), hosted=hosted_profile())
+    try:
+        key = env.mint("bench-turn", "Bencher")
+        server = start_serve(
+            env,
+            "--no-iroh",
+            TRPG_LLM__PROVIDER="openai",
+            TRPG_LLM__BASE_URL=llm.url,
+            TRPG_LLM__API_KEY="bench",
+            TRPG_LLM__CHAT_MODEL="scripted-keeper",
+            TRPG_RATE__BURST="100000",
+        )
+        try:
+            times = asyncio.run(measure_server(server.ws_url, key, llm, turns))
+        finally:
+            server.stop()
+        times.update(asyncio.run(measure_provider(llm, turns)))
+    finally:
+        destroy_env(env)
+        llm.stop()
+
+    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process layer)"
+    print(f"turn: {turns} Keeper turns and {turns} dot commands, one member, profile {profile}")
+    for label, values in times.items():
+        print(
+            f"  {label:18s} p50 {statistics.median(values) * 1000:7.1f} ms"
+            f"   p99 {percentile(values, 0.99) * 1000:7.1f} ms"
+        )
+    overhead = statistics.median(times["idle"]) - statistics.median(times["model whole reply"])
+    print(f"  server overhead of a Keeper turn (idle p50 - model whole reply p50): {overhead * 1000:.1f} ms")
+    print(
+        "  ratio Keeper turn to dot command (p50): "
+        f"{statistics.median(times['idle']) / statistics.median(times['dot command']):.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
