@@ -17,6 +17,8 @@ class TableSettings(models.Model):
     language = models.CharField(
         max_length=2, default="", blank=True, help_text="en or zh; empty: the server's"
     )
+    # Keeper skills enabled in this room (ids from `keeper.skill_catalog`).
+    skills = models.JSONField(default=list, blank=True)
     # A `.reset` waiting for `.reset confirm`.
     pending_reset = models.CharField(max_length=8, blank=True)
     pending_reset_at = models.DateTimeField(null=True, blank=True)
@@ -174,6 +176,11 @@ class ModelSetting(models.Model):
     provider = models.CharField(max_length=32, blank=True)
     chat_model = models.CharField(max_length=200, blank=True)
     base_url = models.CharField(max_length=500, blank=True)
+    # The OpenAI-compatible image endpoint (its key is in the same credential book).
+    imagegen_provider = models.CharField(max_length=32, blank=True)
+    imagegen_base_url = models.CharField(max_length=500, blank=True)
+    imagegen_model = models.CharField(max_length=200, blank=True)
+    imagegen_size = models.CharField(max_length=20, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

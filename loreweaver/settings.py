@@ -242,6 +242,8 @@ TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024,
 TRPG_REPLAY_ENTRIES = 30
 # Community rule packs (YAML) beside the built-in coc7 and dnd5e.
 TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
+# Keeper skills (markdown with frontmatter) beside the shipped ones.
+TRPG_SKILLS_DIR = env_dir("TRPG_SKILLS_DIR", DATA_DIR / "skills")
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")

@@ -1,15 +1,22 @@
-"""The operator console: rooms (read-only, with who is online and the recent story)
-and access keys (minted here, shown once; never the last keeper key lost)."""
+"""The operator console: rooms (who is online, the recent story; export, reset and
+delete-with-backup actions), the backups folder (download, restore, delete), and
+access keys (minted here, shown once; never the last keeper key lost). Everything that
+destroys data asks for confirmation first."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from rooms import coordination, services
+from rooms import backups, console, coordination, services
 from rooms.forms import KeyChangeForm, KeyMintForm
 from rooms.models import AccessKey, Role, Room, TranscriptEntry
 
@@ -26,11 +33,186 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+RESETS = {
+    "reset_story": (
+        "story",
+        "reset the story",
+        "The story and its progress go; characters, module, keys stay.",
+    ),
+    "reset_chars": (
+        "chars",
+        "reset story and characters",
+        "The story and the characters go; the module stays.",
+    ),
+    "reset_all": (
+        "all",
+        "reset everything",
+        "Story, characters, module and NPCs go; keys and settings stay.",
+    ),
+}
+
+
+def _confirm(
+    request: HttpRequest, rooms: QuerySet[Room], action: str, verb: str, consequence: str
+) -> TemplateResponse:
+    return TemplateResponse(
+        request,
+        "admin/rooms/room/confirm_action.html",
+        {
+            **admin.site.each_context(request),
+            "title": f"Are you sure you want to {verb}?",
+            "question": f"This will {verb} in:",
+            "consequence": consequence,
+            "rooms": rooms,
+            "action": action,
+            "verb": verb,
+        },
+    )
+
+
+def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
+    scope, verb, consequence = RESETS[action]
+
+    def run(
+        modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Room]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") != "yes":
+            return _confirm(request, queryset, action, verb, consequence)
+        for room in queryset:
+            counts = console.reset(room, scope)
+            messages.success(request, f"{room.name}: {verb} done ({counts.store_rows} rows removed).")
+        return None
+
+    run.__name__ = action
+    run.short_description = verb.capitalize()  # type: ignore[attr-defined]
+    return run
+
+
 @admin.register(Room)
 class RoomAdmin(ReadOnlyAdmin):
     list_display = ["name", "members_online", "key_count", "line_count", "created_at"]
     search_fields = ["name"]
     readonly_fields = ["name", "created_at", "members_online", "recent_transcript"]
+    actions = ["export_backup", *(_reset_action(name) for name in RESETS), "delete_data_with_backup"]
+
+    @admin.action(description="Export a backup")
+    def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+        for room in queryset:
+            written, counts = console.export(room)
+            messages.success(
+                request,
+                f"{room.name}: backup {written.name} written ({counts.keys} keys, {counts.store_rows} rows).",
+            )
+
+    @admin.action(description="Delete data (after a backup)")
+    def delete_data_with_backup(
+        self, request: HttpRequest, queryset: QuerySet[Room]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") != "yes":
+            return _confirm(
+                request,
+                queryset,
+                "delete_data_with_backup",
+                "delete the keys and story",
+                "A backup of each room is written first; nothing is deleted if it cannot be.",
+            )
+        for room in queryset:
+            try:
+                written, counts = console.delete_data(room)
+            except OSError as exc:
+                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
+                continue
+            messages.success(
+                request,
+                f"{room.name}: backed up to {written.name}, then {counts.keys} keys and "
+                f"{counts.store_rows} rows deleted.",
+            )
+        return None
+
+    def get_urls(self) -> list:
+        own = [
+            path("backups/", self.admin_site.admin_view(self.backups_view), name="rooms_room_backups"),
+            path(
+                "backups/<str:name>/download/",
+                self.admin_site.admin_view(self.backup_download_view),
+                name="rooms_room_backup_download",
+            ),
+            path(
+                "backups/<str:name>/restore/",
+                self.admin_site.admin_view(self.backup_restore_view),
+                name="rooms_room_backup_restore",
+            ),
+            path(
+                "backups/<str:name>/delete/",
+                self.admin_site.admin_view(self.backup_delete_view),
+                name="rooms_room_backup_delete",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def _page(self, request: HttpRequest, template: str, title: str, **context: object) -> TemplateResponse:
+        return TemplateResponse(
+            request,
+            f"admin/rooms/room/{template}",
+            {**self.admin_site.each_context(request), "title": title, **context},
+        )
+
+    def backups_view(self, request: HttpRequest) -> TemplateResponse:
+        return self._page(
+            request, "backups.html", "Backups", files=console.backup_files(), folder=backups.backup_dir()
+        )
+
+    @staticmethod
+    def _backup(name: str) -> Path:
+        try:
+            return console.backup_file(name)
+        except backups.BackupError:
+            raise Http404(f"no backup called {name}") from None
+
+    def backup_download_view(self, request: HttpRequest, name: str) -> FileResponse:
+        backup = self._backup(name)
+        return FileResponse(backup.open("rb"), as_attachment=True, filename=backup.name)
+
+    def backup_restore_view(self, request: HttpRequest, name: str) -> HttpResponse:
+        backup = self._backup(name)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            try:
+                original = json.loads(backup.read_text(encoding="utf-8")).get("room", "?")
+            except (OSError, ValueError, AttributeError):
+                original = "?"
+            return self._page(
+                request,
+                "backup_confirm.html",
+                f"Restore {name}?",
+                question=f"Restore {name}? The story of the room it goes into is replaced.",
+                verb="restore",
+                restoring=True,
+                original_room=original,
+            )
+        try:
+            room, counts = console.restore(name, request.POST.get("room", "").strip()[:64])
+        except backups.BackupError as exc:
+            messages.error(request, f"{name} was not restored: {exc}")
+        else:
+            messages.success(
+                request,
+                f"{name} restored into room {room.name} ({counts.keys} keys, {counts.store_rows} rows).",
+            )
+        return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
+
+    def backup_delete_view(self, request: HttpRequest, name: str) -> HttpResponse:
+        backup = self._backup(name)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            return self._page(
+                request,
+                "backup_confirm.html",
+                f"Delete {name}?",
+                question=f"Delete the backup file {name}? This cannot be undone.",
+                verb="delete it",
+            )
+        backup.unlink()
+        messages.success(request, f"{name} deleted.")
+        return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
         return (

@@ -2,16 +2,24 @@
 
 Answered only on a keeper connection, and only for the caller's own room: anything
 else is `admin_error forbidden` before anything is read or changed. Keys, room
-backups, resets and the rule list are here; model configuration, skills, the forge
-and self-update arrive with the rest of issue 6.
+backups, resets, the model configuration (keys masked, each bound to its endpoint)
+skills, the forge (`admin_generate`) and the rule list are here; self-update is run
+by the session (`rooms.self_update`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import openai
+from channels.db import database_sync_to_async
+
+from keeper import forge, skill_catalog
+from keeper.llm import config as llm_config
+from keeper.llm.providers import CATALOG
 from keeper.rules.packs import BUILT_IN, catalog
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room
@@ -32,6 +40,15 @@ MESSAGES = {
     "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
     "no_backup": {"en": "There is no backup called {name}.", "zh": "没有名为 {name} 的备份。"},
     "backup_failed": {"en": "The backup operation failed: {detail}", "zh": "备份操作失败：{detail}"},
+    "not_configured": {
+        "en": "This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND.",
+        "zh": "本服务器未配置更新命令；需由服务器管理员设置 TRPG_TUI__UPDATE_COMMAND。",
+    },
+    "no_skill": {"en": "There is no skill called {id}.", "zh": "没有名为 {id} 的技能。"},
+    "unknown_provider": {
+        "en": "Unknown provider {provider}; choose one of: {known}.",
+        "zh": "未知的提供方 {provider}；可选：{known}。",
+    },
 }
 
 
@@ -202,7 +219,90 @@ def _list_rules(frame: inbound.AdminListRules, admin: Admin) -> dict:
     }
 
 
+def _imagegen_status() -> dict:
+    image = llm_config.imagegen()
+    return {
+        "provider": image.provider,
+        "base_url": image.base_url,
+        "model": image.model,
+        "size": image.size,
+        "api_key_masked": llm_config.mask(image.api_key),
+        "has_key": bool(image.api_key),
+        "configured": image.configured,
+        "saved_providers": llm_config.saved_providers(),
+    }
+
+
+def _config(frame: inbound.Inbound | None = None, admin: Admin | None = None) -> dict:
+    current = llm_config.resolve()
+    return {
+        "type": "admin_config",
+        "provider": current.provider,
+        "chat_model": current.chat_model,
+        "base_url": current.base_url,
+        "api_key_masked": current.key_masked,
+        "providers": list(CATALOG),
+        "saved_providers": llm_config.saved_providers(),
+        "override_active": llm_config.override_active(),
+        "imagegen": _imagegen_status(),
+        "using_demo": not current.usable,
+        "subscription_status": "",
+    }
+
+
+def _unknown_provider(admin: Admin, provider: str) -> dict:
+    return admin.error("unknown_provider", provider=provider, known=", ".join(CATALOG))
+
+
+def _set_model(frame: inbound.AdminSetModel, admin: Admin) -> dict:
+    if frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    llm_config.configure(frame.provider, frame.chat_model, frame.api_key, frame.base_url)
+    return _config()
+
+
+def _set_imagegen(frame: inbound.AdminSetImagegen, admin: Admin) -> dict:
+    if frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    llm_config.configure_imagegen(frame.provider, frame.model, frame.base_url, frame.api_key, frame.size)
+    return _config()
+
+
+async def list_models(frame: inbound.AdminListModels, admin: Admin) -> dict:
+    """`admin_models`; the endpoint is asked outside the database thread."""
+    if frame.provider and frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    provider, endpoint, key = await database_sync_to_async(llm_config.preview_target)(
+        frame.provider, frame.api_key, frame.base_url
+    )
+    models = await asyncio.to_thread(llm_config.fetch_models, provider, endpoint, key)
+    status = await database_sync_to_async(_imagegen_status)()
+    return {"type": "admin_models", "provider": provider, "models": models, "imagegen": status}
+
+
+def _skills(admin: Admin, locale: str | None) -> dict:
+    chosen = locale if locale in ("en", "zh") else admin.locale
+    return {"type": "admin_skills", "skills": skill_catalog.listing(admin.room_id, chosen)}
+
+
+def _list_skills(frame: inbound.AdminListSkills, admin: Admin) -> dict:
+    return _skills(admin, frame.locale)
+
+
+def _enable_skill(frame: inbound.AdminEnableSkill, admin: Admin) -> dict:
+    try:
+        skill_catalog.set_enabled(admin.room_id, frame.id, frame.on)
+    except KeyError:
+        return admin.error("not_found", "no_skill", id=frame.id)
+    return _skills(admin, frame.locale)
+
+
 HANDLERS: dict[type, Callable[..., dict | AdminReply]] = {
+    inbound.AdminListSkills: _list_skills,
+    inbound.AdminEnableSkill: _enable_skill,
+    inbound.AdminGetConfig: _config,
+    inbound.AdminSetModel: _set_model,
+    inbound.AdminSetImagegen: _set_imagegen,
     inbound.AdminListKeys: _list_keys,
     inbound.AdminMintKey: _mint_key,
     inbound.AdminUpdateKey: _update_key,
@@ -213,6 +313,51 @@ HANDLERS: dict[type, Callable[..., dict | AdminReply]] = {
     inbound.AdminDeleteRoomData: _delete_room_data,
     inbound.AdminResetRoom: _reset_room,
     inbound.AdminListRules: _list_rules,
+}
+
+
+def _generated(kind: str, result: forge.Generated) -> dict:
+    return {
+        "type": "admin_generated",
+        "kind": kind,
+        "ok": result.ok,
+        "id": result.id if result.ok else "",
+        "name": result.name if result.ok else "",
+        "error": result.error,
+        "detail": result.detail,
+    }
+
+
+async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
+    """`admin_generated`: the model drafts, the real validators check, only a valid
+    document is installed. The model is asked outside the database thread."""
+    if not frame.description.strip():
+        return _generated(frame.kind, forge.Generated(False, error="describe what to generate"))
+    config = await database_sync_to_async(llm_config.resolve)()
+    if not config.usable:
+        return _generated(
+            frame.kind,
+            forge.Generated(
+                False,
+                error="no model is connected: the offline sample Keeper cannot write documents; "
+                "connect one with admin_set_model or .model",
+            ),
+        )
+    try:
+        text = await asyncio.to_thread(forge.draft, config, frame.kind, frame.description)
+    except openai.OpenAIError as exc:
+        return _generated(
+            frame.kind, forge.Generated(False, error=f"the model did not answer ({exc.__class__.__name__})")
+        )
+    result = await database_sync_to_async(forge.install)(frame.kind, text, admin.room_id)
+    return _generated(frame.kind, result)
+
+
+# Requests that wait on the network (a model endpoint): answered on the event loop,
+# so no database thread is held while they wait.
+SLOW_HANDLERS: dict[type, Callable[..., Awaitable[dict]]] = {
+    inbound.AdminListModels: list_models,
+    inbound.AdminGenerate: generate,
 }
 # Operations that replace the room's story: they wait for the room's turn.
 TURN_TAKING = (inbound.AdminImportRoom, inbound.AdminDeleteRoomData, inbound.AdminResetRoom)

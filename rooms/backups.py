@@ -84,7 +84,16 @@ def _document(room: Room) -> dict:
         "version": VERSION,
         "exported_at": datetime.datetime.now(datetime.UTC).isoformat(),
         "room": room.name,
-        "settings": {"system": table.system, "house_rule": table.house_rule} if table else {},
+        "settings": (
+            {
+                "system": table.system,
+                "house_rule": table.house_rule,
+                "language": table.language,
+                "skills": table.skills,
+            }
+            if table
+            else {}
+        ),
         "keys": [
             {
                 "digest": k.digest,

@@ -20,7 +20,7 @@ from pathlib import Path
 import iroh
 from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
 
-from rooms import media_channel
+from rooms import media_channel, self_update
 from rooms.session import SessionCore, encode
 
 log = logging.getLogger(__name__)
@@ -226,6 +226,7 @@ class IrohCarrier:
         if self.bind:
             options.bind_addr = self.bind
         self.endpoint = await Endpoint.bind(options)
+        self_update.plan.iroh_bound(self.endpoint.bound_sockets()[0])
         self.ticket = str(EndpointTicket.from_addr(self.endpoint.addr()))
         path = self.data_dir / TICKET_FILE
         temporary = path.with_name(path.name + ".tmp")

@@ -21,7 +21,7 @@ from twisted.internet import defer, reactor
 from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
-from rooms import coordination
+from rooms import coordination, self_update
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,7 @@ class TableServer(Server):
     def listen_success(self, port: object) -> None:
         super().listen_success(port)
         actual = port.getHost().port
+        self_update.plan.websocket_bound(actual)
         host = self._host if self._host not in ("0.0.0.0", "::") else "127.0.0.1"
         self._on_ready(f"{host}:{actual}")
 

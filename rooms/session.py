@@ -10,6 +10,7 @@ queue so a client that stops reading is disconnected instead of growing memory.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
@@ -23,7 +24,7 @@ from keeper.frames import for_viewer
 from keeper.kp.sample import demo_offered
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
-from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors
+from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors, self_update
 from rooms.models import AccessKey, Audience
 from rooms.protocol import inbound
 from rooms.protocol.messages import error_message, notice
@@ -114,7 +115,8 @@ class SessionCore:
 
     async def open(self) -> None:
         """Start the session on a freshly accepted connection."""
-        self._tasks.append(asyncio.create_task(self._write_loop()))
+        self._writer = asyncio.create_task(self._write_loop())
+        self._tasks.append(self._writer)
         if not gate.try_enter():
             await self.fail("too_many_connections")
             return
@@ -230,6 +232,15 @@ class SessionCore:
             return
         self._closing = True
         self._outbox.put_nowait(_CLOSE)
+
+    async def deliver_then_close(self, frame: dict, timeout: float = 5.0) -> None:
+        """Send a last frame, close once it is written, and wait (up to `timeout`)."""
+        self.send(frame)
+        if not self._closing:
+            self._closing = True
+            self._outbox.put_nowait(_CLOSE)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
 
     def _drop_queue(self) -> None:
         while not self._outbox.empty():
@@ -415,6 +426,13 @@ class SessionCore:
         if not admin.is_keeper:  # the role stamped at join is the only gate; nothing is read
             self.send(admin.error("forbidden"))
             return
+        if isinstance(frame, inbound.AdminUpdateServer):
+            await self._update_server(admin)
+            return
+        slow = admin_frames.SLOW_HANDLERS.get(type(frame))
+        if slow is not None:
+            self.send(await slow(frame, admin))
+            return
         if isinstance(frame, admin_frames.TURN_TAKING):
             async with coordination.shared().room_turn(seat.room_id, seat.member.name):
                 reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
@@ -423,6 +441,19 @@ class SessionCore:
         self.send(reply.frame)
         if reply.reset:
             await hub.publish_state_refresh(seat.room_id, reset=True)
+
+    async def _update_server(self, admin: admin_frames.Admin) -> None:
+        if not settings.TRPG_UPDATE_COMMAND:
+            self.send(admin.error("not_configured"))
+            return
+        result = await asyncio.to_thread(self_update.run_update_command)
+        if not result.ok:
+            self.send({"type": "admin_update", "status": "failed", "output": result.output})
+            return
+        await self.deliver_then_close(
+            {"type": "admin_update", "status": "restarting", "output": result.output}
+        )
+        self_update.restart()
 
     async def _accept_input(self, text: str) -> None:
         seat = self.seat

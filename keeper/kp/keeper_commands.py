@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from keeper import skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.llm.providers import CATALOG
@@ -273,3 +274,44 @@ def note(arguments: str, caller: Caller) -> CommandReply:
     return CommandReply(
         "\n".join(f"- {n.text}" for n in reversed(notes)) or caller.say("No notes yet.", "还没有笔记。")
     )
+
+
+@command(
+    "skill",
+    help_en="Keeper skills: .skill [list]; keeper: .skill enable|disable <id>",
+    help_zh="守秘人技能：.skill [list]；守秘人：.skill enable|disable <id>",
+)
+def skill(arguments: str, caller: Caller) -> CommandReply:
+    word, _, rest = arguments.strip().partition(" ")
+    word, rest = word.lower(), rest.strip().lower()
+    if word in ("enable", "disable"):
+        if not caller.is_keeper:
+            return keeper_refusal(caller)
+        try:
+            skill_catalog.set_enabled(caller.room_id, rest, word == "enable")
+        except KeyError:
+            return CommandReply(
+                caller.say(
+                    "No skill called {id}; see .skill list.",
+                    "没有名为 {id} 的技能；见 .skill list。",
+                    id=rest,
+                )
+            )
+        done = caller.say("enabled", "已启用") if word == "enable" else caller.say("disabled", "已停用")
+        return CommandReply(
+            caller.say("Skill {id} {done}.", "技能 {id} {done}。", id=rest, done=done), private=False
+        )
+    if word not in ("", "list"):
+        return CommandReply(
+            caller.say(
+                "Use .skill, .skill enable <id> or .skill disable <id>.",
+                "用法：.skill、.skill enable <id>、.skill disable <id>",
+            )
+        )
+    lines = []
+    for entry in skill_catalog.listing(caller.room_id, caller.locale):
+        mark = "[x]" if entry["enabled"] else "[ ]"
+        lines.append(
+            f"{mark} {entry['id']}: {entry['name']} ({entry['content_rating']}): {entry['description']}"
+        )
+    return CommandReply("\n".join(lines) or caller.say("No skills on this server.", "本服务器没有技能。"))

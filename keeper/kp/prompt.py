@@ -7,6 +7,7 @@ public scene, and nothing else, so an NPC cannot let slip what it could not know
 
 from __future__ import annotations
 
+from keeper import skill_catalog
 from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
 from rooms.models import Speaker, TranscriptEntry
 
@@ -43,6 +44,8 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
             language=LANGUAGES.get(locale, "English"), system=table.system, house_rule=table.house_rule or "0"
         )
     ]
+    for skill in skill_catalog.enabled_in(room_id):
+        parts.append(f"SKILL {skill.name}:\n{skill.body}")
     if story.module_title:
         parts.append(f"MODULE: {story.module_title}\n{story.module_intro}")
     if story.scene_name:

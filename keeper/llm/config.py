@@ -98,7 +98,7 @@ def select(provider: str, chat_model: str = "", base_url: str = "") -> LlmConfig
         raise ValueError(provider)
     setting = ModelSetting.current()
     setting.provider, setting.chat_model, setting.base_url = provider, chat_model, base_url
-    setting.save()
+    setting.save(update_fields=["provider", "chat_model", "base_url", "updated_at"])
     return resolve()
 
 
@@ -107,13 +107,152 @@ def save_key(api_key: str) -> LlmConfig:
     current = resolve()
     if current.provider not in CATALOG:
         raise ValueError("no provider selected")
-    ProviderCredential.objects.update_or_create(
-        provider=current.provider, base_url=current.base_url, defaults={"api_key": api_key}
-    )
+    _store_key(current.provider, current.base_url, api_key)
     return resolve()
 
 
 def reset() -> LlmConfig:
     """Drop the override: the environment's configuration applies again."""
-    ModelSetting.objects.filter(pk=1).delete()
+    setting = ModelSetting.objects.filter(pk=1).first()
+    if setting is not None:
+        setting.provider = setting.chat_model = setting.base_url = ""
+        setting.save()
     return resolve()
+
+
+def _store_key(provider: str, base_url: str, api_key: str) -> None:
+    """Save (or, with an empty key, forget) the key of one provider endpoint."""
+    book = ProviderCredential.objects.filter(provider=provider)
+    for credential in book:
+        if _same_endpoint(credential.base_url, base_url):
+            credential.delete()
+    if api_key:
+        ProviderCredential.objects.create(provider=provider, base_url=base_url, api_key=api_key)
+
+
+def _last_endpoint(provider: str) -> str:
+    """The endpoint a provider's key was last saved for, else its default."""
+    credential = ProviderCredential.objects.filter(provider=provider).order_by("-updated_at", "-id").first()
+    return credential.base_url if credential else CATALOG[provider].base_url
+
+
+def configure(
+    provider: str, chat_model: str | None = None, api_key: str | None = None, base_url: str | None = None
+) -> LlmConfig:
+    """Switch to `provider` the way `admin_set_model` asks (checklist 243-246).
+
+    An omitted field keeps what the provider had (its endpoint, its model while it is
+    the current provider, the key saved for that endpoint); an empty one clears it. A
+    key is saved for the endpoint it arrived with, and a new endpoint never inherits
+    an old key.
+    """
+    if provider not in CATALOG:
+        raise ValueError(provider)
+    current = resolve()
+    same_provider = current.provider == provider
+    if base_url is None:
+        base_url = current.base_url if same_provider else _last_endpoint(provider)
+    base_url = base_url.strip() or CATALOG[provider].base_url
+    if chat_model is None:
+        chat_model = current.chat_model if same_provider else ""
+    if api_key is not None:
+        _store_key(provider, base_url, api_key.strip())
+    return select(provider, chat_model.strip(), base_url)
+
+
+def preview_target(provider: str | None, api_key: str | None, base_url: str | None) -> tuple[str, str, str]:
+    """(provider, endpoint, key) that `admin_list_models` may ask, per checklist 248-249:
+    a saved key is used only when no key is given and the endpoint is the one it was
+    saved for. The key is empty when there is none to use."""
+    current = resolve()
+    provider = provider or current.provider
+    if provider not in CATALOG:
+        return provider or "", "", ""
+    if base_url:
+        endpoint = base_url.strip()
+    else:
+        endpoint = current.base_url if provider == current.provider else _last_endpoint(provider)
+    return provider, endpoint, api_key if api_key else saved_key(provider, endpoint)
+
+
+def fetch_models(provider: str, endpoint: str, key: str) -> list[str]:
+    """The endpoint's `GET /models`; [] when there is no key to send or it cannot be
+    read. Blocking, with a short timeout: call it from a worker thread."""
+    import openai
+
+    if provider not in CATALOG or not endpoint or (not key and CATALOG[provider].needs_key):
+        return []
+    try:
+        client = openai.OpenAI(api_key=key or "not-needed", base_url=endpoint, timeout=10.0, max_retries=0)
+        return sorted(model.id for model in client.models.list().data)
+    except (openai.OpenAIError, ValueError):
+        return []
+
+
+def saved_providers() -> list[str]:
+    """Providers with at least one saved key (the environment's included)."""
+    names = set(ProviderCredential.objects.exclude(api_key="").values_list("provider", flat=True))
+    if settings.TRPG_LLM_API_KEY and settings.TRPG_LLM_PROVIDER in CATALOG:
+        names.add(settings.TRPG_LLM_PROVIDER)
+    return sorted(names)
+
+
+def override_active() -> bool:
+    """Whether a keeper's or the operator's choice overrides the environment."""
+    return ModelSetting.objects.filter(pk=1).exclude(provider="").exists()
+
+
+@dataclass(frozen=True)
+class ImageGenConfig:
+    """The image endpoint. It is stored and reported; image generation itself is not
+    offered yet (no `imagegen` feature)."""
+
+    provider: str
+    base_url: str
+    model: str
+    size: str
+    api_key: str
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.provider and self.base_url and self.model and self.api_key)
+
+
+def imagegen() -> ImageGenConfig:
+    """The image endpoint in force."""
+    setting = ModelSetting.objects.filter(pk=1).first()
+    if setting is None or not setting.imagegen_provider:
+        return ImageGenConfig("", "", "", "", "")
+    key = saved_key(setting.imagegen_provider, setting.imagegen_base_url)
+    return ImageGenConfig(
+        setting.imagegen_provider,
+        setting.imagegen_base_url,
+        setting.imagegen_model,
+        setting.imagegen_size,
+        key,
+    )
+
+
+def configure_imagegen(
+    provider: str,
+    model: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    size: str | None = None,
+) -> ImageGenConfig:
+    """Set the image endpoint under the same endpoint/key rule as `configure`."""
+    if provider not in CATALOG:
+        raise ValueError(provider)
+    setting = ModelSetting.current()
+    if base_url is None:
+        same = setting.imagegen_provider == provider and setting.imagegen_base_url
+        base_url = setting.imagegen_base_url if same else _last_endpoint(provider)
+    base_url = base_url.strip() or CATALOG[provider].base_url
+    if api_key is not None:
+        _store_key(provider, base_url, api_key.strip())
+    setting.imagegen_provider, setting.imagegen_base_url = provider, base_url
+    setting.imagegen_model = model.strip()[:200]
+    if size is not None:
+        setting.imagegen_size = size.strip()[:20]
+    setting.save()
+    return imagegen()

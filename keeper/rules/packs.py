@@ -161,17 +161,26 @@ class Pack(BaseModel):
 def load_pack(path: Path) -> Pack:
     """Read and validate one pack file."""
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise PackError(f"{path.name}: cannot be read as YAML ({exc})") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path.name}: cannot be read ({exc})") from None
+    return parse_pack(text, path.name)
+
+
+def parse_pack(text: str, label: str = "pack") -> Pack:
+    """Validate one pack document (YAML text); `label` names it in errors."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise PackError(f"{label}: cannot be read as YAML ({exc})") from None
     if not isinstance(document, dict):
-        raise PackError(f"{path.name}: a pack is a mapping of fields")
+        raise PackError(f"{label}: a pack is a mapping of fields")
     try:
         return Pack.model_validate(document)
     except ValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(p) for p in problem["loc"]) or "pack"
-        raise PackError(f"{path.name}: {where}: {problem['msg']}") from None
+        raise PackError(f"{label}: {where}: {problem['msg']}") from None
 
 
 @dataclass(frozen=True)

@@ -239,3 +239,37 @@ def dedicated_server(**overrides: str):
         destroy_env(env)
 
     return fixture
+
+
+def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
+    """Every row of every table of the environment's database (sessions and the
+    migration log aside), read from the test process: what "nothing changed" means."""
+    skip = ("django_migrations", "django_session", "sqlite_sequence")
+    if env.hosted:
+        import psycopg
+
+        url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + env.database
+        with psycopg.connect(url) as connection:
+            tables = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+                )
+            ]
+            return {
+                table: sorted(map(repr, connection.execute(f'SELECT * FROM "{table}"').fetchall()))
+                for table in tables
+                if table not in skip
+            }
+    import sqlite3
+
+    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+        tables = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        ]
+        return {
+            table: sorted(map(repr, connection.execute(f'SELECT * FROM "{table}"').fetchall()))
+            for table in tables
+            if table not in skip
+        }

@@ -1,0 +1,84 @@
+"""`admin_update_server` (checklist 289-294): run the operator's update command, then
+start this process again on the new code.
+
+Only `TRPG_TUI__UPDATE_COMMAND` is ever run, never anything a client sends. On
+success the process re-executes itself with the same arguments, pinned to the
+WebSocket port and Iroh address it actually had, so clients reconnect to the same
+URL and ticket (the Iroh secret key is kept in the data dir).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+OUTPUT_TAIL_CHARS = 4000
+UPDATE_TIMEOUT_SECONDS = 900
+
+
+@dataclass
+class RestartPlan:
+    """How to start this process again: its arguments and environment, with the
+    addresses it bound written in."""
+
+    argv: list[str] = field(default_factory=lambda: list(sys.argv))
+    environment: dict[str, str] = field(default_factory=dict)
+
+    def websocket_bound(self, port: int) -> None:
+        """Pin `--port` to the port daphne actually listens on."""
+        argv = [a for a in self.argv if not a.startswith("--port=")]
+        if "--port" in argv:
+            index = argv.index("--port")
+            del argv[index : index + 2]
+        self.argv = [*argv, "--port", str(port)]
+
+    def iroh_bound(self, address: str) -> None:
+        """Pin the Iroh endpoint to the address it actually bound."""
+        self.environment["TRPG_IROH__BIND"] = address
+
+
+plan = RestartPlan()
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    ok: bool
+    output: str
+
+
+def run_update_command() -> UpdateResult:
+    """Run the configured command (blocking; call it from a worker thread)."""
+    command = settings.TRPG_UPDATE_COMMAND
+    log.warning("self-update: running %r", command)
+    try:
+        finished = subprocess.run(
+            command,
+            shell=True,  # the operator's own command line, from the environment
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=UPDATE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        output = (exc.stdout or b"").decode("utf-8", "replace")
+        return UpdateResult(
+            False, (output + f"\n(timed out after {UPDATE_TIMEOUT_SECONDS} s)")[-OUTPUT_TAIL_CHARS:]
+        )
+    output = finished.stdout.decode("utf-8", "replace")[-OUTPUT_TAIL_CHARS:]
+    return UpdateResult(finished.returncode == 0, output)
+
+
+def restart() -> None:
+    """Replace this process with a fresh one on the same addresses (never returns)."""
+    log.warning("self-update: restarting as %s", " ".join(plan.argv))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, *plan.argv], {**os.environ, **plan.environment})

@@ -1,0 +1,103 @@
+"""The operator console's room actions and backups page (issue 6, item 8), through the
+Django admin views with a logged-in staff user: export, reset (after confirmation),
+delete with a backup first, and the backups folder (download, restore, delete)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from keeper.models import Character
+from rooms.models import AccessKey, Room, TranscriptEntry
+from rooms.services import key_mint, room_get_or_create, transcript_append
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def data_dir(settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    return tmp_path
+
+
+@pytest.fixture
+def story_room():
+    room = room_get_or_create(name="mill")
+    key_mint(room="mill", name="Kay", role="keeper")
+    transcript_append(room=room, speaker="player", name="Kay", text="The wheel turns.")
+    Character.objects.create(room=room, owner="tui:00000001", name="Ada", system="coc7", active=True)
+    return room
+
+
+def _act(admin_client, action: str, room: Room, **extra):
+    return admin_client.post(
+        reverse("admin:rooms_room_changelist"),
+        {"action": action, "_selected_action": [room.pk], **extra},
+        follow=True,
+    )
+
+
+def test_exporting_writes_a_backup_that_the_backups_page_lists(admin_client, story_room, data_dir):
+    page = _act(admin_client, "export_backup", story_room).content.decode()
+    files = list((data_dir / "room_backups").glob("mill-*.json"))
+    assert len(files) == 1 and files[0].name in page
+    listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
+    assert files[0].name in listing and "download" in listing
+
+
+def test_a_reset_asks_for_confirmation_before_it_clears_the_story(admin_client, story_room):
+    asked = _act(admin_client, "reset_chars", story_room).content.decode()
+    assert "Are you sure" in asked and "mill" in asked
+    assert TranscriptEntry.objects.filter(room=story_room).exists(), "nothing changes before the confirmation"
+    _act(admin_client, "reset_chars", story_room, post="yes")
+    assert not TranscriptEntry.objects.filter(room=story_room).exists()
+    assert not Character.objects.filter(room=story_room).exists()
+    assert AccessKey.objects.filter(room=story_room).count() == 1, "keys stay"
+
+
+def test_deleting_data_backs_up_first(admin_client, story_room, data_dir):
+    assert "Are you sure" in _act(admin_client, "delete_data_with_backup", story_room).content.decode()
+    assert AccessKey.objects.filter(room=story_room).exists()
+    _act(admin_client, "delete_data_with_backup", story_room, post="yes")
+    assert not AccessKey.objects.filter(room=story_room).exists()
+    (backup,) = (data_dir / "room_backups").glob("mill-*.json")
+    assert json.loads(backup.read_text())["transcript"][0]["text"] == "The wheel turns."
+
+
+def test_a_backup_downloads_restores_elsewhere_and_is_deleted_after_confirmation(
+    admin_client, story_room, data_dir
+):
+    _act(admin_client, "export_backup", story_room)
+    (backup,) = (data_dir / "room_backups").glob("mill-*.json")
+    download = admin_client.get(reverse("admin:rooms_room_backup_download", args=[backup.name]))
+    assert download["Content-Disposition"].startswith("attachment")
+    assert json.loads(b"".join(download.streaming_content))["room"] == "mill"
+
+    restore_url = reverse("admin:rooms_room_backup_restore", args=[backup.name])
+    assert "mill" in admin_client.get(restore_url).content.decode()
+    assert not Room.objects.filter(name="mill-copy").exists(), "the form alone restores nothing"
+    admin_client.post(restore_url, {"post": "yes", "room": "mill-copy"})
+    copy = Room.objects.get(name="mill-copy")
+    assert list(TranscriptEntry.objects.filter(room=copy).values_list("text", flat=True)) == [
+        "The wheel turns."
+    ]
+
+    delete_url = reverse("admin:rooms_room_backup_delete", args=[backup.name])
+    assert "cannot be undone" in admin_client.get(delete_url).content.decode()
+    assert backup.exists()
+    admin_client.post(delete_url, {"post": "yes"})
+    assert not backup.exists()
+
+
+@pytest.mark.parametrize("name", ["..", "..%2F..%2Fetc%2Fpasswd", ".hidden.json", "missing.json"])
+def test_only_files_of_the_backups_folder_can_be_reached(admin_client, name):
+    response = admin_client.get(f"/admin/rooms/room/backups/{name}/download/", follow=True)
+    assert not response.streaming, "no file is served"
+    assert response.status_code == 404 or b"doesn\xe2\x80\x99t exist" in response.content
+
+
+def test_the_console_needs_a_staff_login(client):
+    response = client.get(reverse("admin:rooms_room_backups"))
+    assert response.status_code == 302 and "/login/" in response["Location"]
