@@ -19,8 +19,8 @@ Before each revelation, describe a change in the weather that hints at it.
 ```"""
 RULE = """id: tinyd6
 name: {en: "Tiny d6", zh: "迷你 d6"}
-default_die: 2d6
-check: {roll: 2d6, target: dc, ladder: dnd5e}
+default_die: 1d20
+check: {roll: d20, target: dc, ladder: dnd5e}
 sheet:
   attributes: [BODY, MIND]
   resources: [{id: hp, label: {en: HP}, max: 6}]

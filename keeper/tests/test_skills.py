@@ -82,7 +82,9 @@ async def test_a_keeper_enables_a_skill_and_the_keeper_model_is_briefed_with_it(
         await player.say(".skill enable clue-trail")
         assert "Only the keeper" in (await player.expect("narrative", speaker="system"))["text"]
         await keeper.say(".skill enable clue-trail")
-        await keeper.expect("narrative", speaker="system")
+        announced = "Skill clue-trail enabled."
+        await keeper.expect("narrative", speaker="system", text=announced)
+        await player.expect("narrative", speaker="system", text=announced)
         await player.say(".skill")
         listing = (await player.expect("narrative", speaker="system"))["text"]
         assert (

@@ -94,21 +94,26 @@ async def test_keys_stay_with_their_endpoint_and_are_never_shown(own_server, end
             keeper, {"type": "admin_set_model", "provider": "openai", "base_url": b.url}, "admin_config"
         )
         assert config["base_url"] == b.url and config["api_key_masked"] == "" and config["using_demo"] is True
+        assert config["chat_model"] == "alpha-large", "the model stays while the provider does"
         await keeper.say("Is anyone there?")
         await keeper.expect("state")
         assert KEY_A not in str(b.requests) and not b.chat_requests()
 
         # Another provider, then back to the first endpoint: its key is remembered.
         await _ask(keeper, {"type": "admin_set_model", "provider": "deepseek"}, "admin_config")
-        config = await _ask(
-            keeper, {"type": "admin_set_model", "provider": "openai", "base_url": a.url}, "admin_config"
-        )
+        back = {
+            "type": "admin_set_model",
+            "provider": "openai",
+            "base_url": a.url,
+            "chat_model": "alpha-large",
+        }
+        config = await _ask(keeper, back, "admin_config")
         assert config["api_key_masked"].endswith("aaaa") and config["using_demo"] is False
         a.script(Text("The model answers."))
         await keeper.say("Hello?")
         await keeper.expect("turn_status", status="idle", timeout=20)
         assert a.chat_requests()[-1]["authorization"] == f"Bearer {KEY_A}"
-        assert a.chat_requests()[-1]["model"] == "alpha-large", "the model stays while the provider does"
+        assert a.chat_requests()[-1]["model"] == "alpha-large"
 
         # An explicit empty key clears it.
         config = await _ask(
