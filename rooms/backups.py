@@ -159,11 +159,15 @@ def room_export(room: Room, path: Path) -> RoomCounts:
     """Write the room's backup to `path` atomically (temporary file, then rename)."""
     document = _document(room)
     temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        json.dump(document, handle, ensure_ascii=False)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
+    try:
+        with temporary.open("w", encoding="utf-8") as handle:
+            json.dump(document, handle, ensure_ascii=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
     return RoomCounts(keys=len(document["keys"]), store_rows=rows)
 

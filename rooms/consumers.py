@@ -41,6 +41,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Write one control frame."""
         await self.send(text_data=text)
 
+    async def send_bytes(self, data: bytes) -> None:
+        """Write one binary message (a media reply)."""
+        await self.send(bytes_data=data)
+
     async def abort(self) -> None:
         """Close at once (the bounded daphne protocol also drops a stalled socket)."""
         await super().close(code=1008, reason="stalled")

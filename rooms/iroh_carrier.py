@@ -21,7 +21,7 @@ import iroh
 from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
 
 from rooms import media_channel, self_update
-from rooms.session import SessionCore, encode
+from rooms.session import SessionCore
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,25 @@ class LineReader:
                 self._discarding = False
                 continue
             lines.append(None if len(line) > self.limit else line)
+
+
+class _MediaStream:
+    """An Iroh media stream for the shared channel: the body after the header line."""
+
+    def __init__(self, recv: iroh.RecvStream, send: iroh.SendStream, first: bytes) -> None:
+        self._recv, self._send, self._first = recv, send, first
+
+    async def read(self) -> bytes:
+        if self._first:
+            first, self._first = self._first, b""
+            return first
+        return await self._recv.read(READ_CHUNK) or b""
+
+    async def write(self, data: bytes) -> None:
+        await self._send.write_all(data)
+
+    async def finish(self) -> None:
+        await self._send.finish()
 
 
 class IrohConnection:
@@ -147,24 +166,23 @@ class IrohConnection:
             self._spawn(self._serve_media_stream(stream))
 
     async def _serve_media_stream(self, stream: iroh.BiStream) -> None:
-        send = stream.send()
+        recv, send = stream.recv(), stream.send()
+        buffer = bytearray()
+        header: bytes | None = None
         try:
-            header = await self._read_header(stream.recv())
-            reply = self.session.media_reply(header)
-            await send.write_all(encode(reply).encode("utf-8") + b"\n")
-            await send.finish()
+            # The header is the first line; what follows it in the same read is body.
+            while (end := buffer.find(b"\n")) < 0 and len(buffer) <= media_channel.HEADER_LIMIT:
+                chunk = await recv.read(READ_CHUNK)
+                if not chunk:
+                    break
+                buffer += chunk
+            if 0 <= end <= media_channel.HEADER_LIMIT:
+                header, body = bytes(buffer[:end]), bytes(buffer[end + 1 :])
+            else:
+                body = b""
+            await self.session.media_stream(header, _MediaStream(recv, send, body))
         except IrohError:
             return
-
-    @staticmethod
-    async def _read_header(recv: iroh.RecvStream) -> bytes | None:
-        lines = LineReader(limit=media_channel.HEADER_LIMIT)
-        while True:
-            chunk = await recv.read(READ_CHUNK)
-            if not chunk:
-                return None
-            for line in lines.feed(chunk):
-                return line
 
     # --- Carrier ---------------------------------------------------------------------------
 
@@ -172,6 +190,10 @@ class IrohConnection:
         """Write one control frame as a line."""
         assert self._send is not None
         await self._send.write_all(text.encode("utf-8") + b"\n")
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Iroh media replies travel on their own streams, never on the control stream."""
+        raise NotImplementedError("binary messages are a WebSocket framing")
 
     async def close(self) -> None:
         """Finish the control stream, wait until the client has it all, then close."""

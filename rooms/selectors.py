@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from media_store.models import MediaItem
+from media_store.services import uploads_enabled
 from rooms.models import Room, TranscriptEntry, TurnEvent
 
 
@@ -13,13 +15,21 @@ from rooms.models import Room, TranscriptEntry, TurnEvent
 class Replay:
     """The frames a joining member is shown, and the rows they came from.
 
-    `entry_ids` and `event_ids` let the session drop a live copy of a row that the
-    replay already showed (a line committed while the replay was being read).
+    `entry_ids`, `event_ids` and `media_ids` let the session drop a live copy of a row
+    that the replay already showed (a line committed while the replay was being read).
+    After the story come the room's media and audio library, then `media_enabled`
+    when uploads are off (DECISIONS "Join order").
     """
 
     frames: list[dict] = field(default_factory=list)
     entry_ids: set[int] = field(default_factory=set)
     event_ids: set[int] = field(default_factory=set)
+    media_ids: set[int] = field(default_factory=set)
+
+    def shows(self, table: str, row_id: int) -> bool:
+        """Whether the replay already showed this row."""
+        ids = {"entry": self.entry_ids, "event": self.event_ids, "media": self.media_ids}.get(table, set())
+        return row_id in ids
 
 
 def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None = None) -> Replay:
@@ -56,4 +66,9 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
         replay.frames.append(entry.as_frame())
         replay.entry_ids.add(entry.id)
         add_events(entry.id)
+    for item in MediaItem.objects.filter(room=room).order_by("id"):
+        replay.frames.append(item.as_frame())
+        replay.media_ids.add(item.id)
+    if not uploads_enabled(room.pk):
+        replay.frames.append({"type": "media_enabled", "enabled": False})
     return replay

@@ -24,6 +24,8 @@ from keeper.frames import for_viewer
 from keeper.kp.sample import demo_offered
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
+from media_store.services import MediaError, Uploader, set_uploads_enabled
+from media_store.services import offer as media_offer
 from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors, self_update
 from rooms.models import AccessKey, Audience
 from rooms.protocol import inbound
@@ -43,6 +45,9 @@ class Carrier(Protocol):
 
     async def send_text(self, text: str) -> None:
         """Write one control frame (already serialized, compact JSON)."""
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Write one binary message (WebSocket media replies only)."""
 
     async def close(self) -> None:
         """Close the connection after everything written so far has been delivered."""
@@ -110,6 +115,7 @@ class SessionCore:
         self._deadline: asyncio.Task | None = None
         self._inputs: asyncio.Queue[str] = asyncio.Queue()
         self._turn_worker: asyncio.Task | None = None
+        self._media: media_channel.MediaRequests | None = None
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -131,6 +137,9 @@ class SessionCore:
         try:
             frame = inbound.parse_frame(text)
         except inbound.FrameError as exc:
+            if exc.code != "bad_frame" and self.seat is not None:
+                self.send_error(exc.code)
+                return
             await self.reject_frame(exc.detail)
             return
         if self.seat is None:
@@ -155,27 +164,34 @@ class SessionCore:
         """Handle one binary message (the WebSocket media channel)."""
         if self._closing:
             return
-        if self.seat is None:
+        if self.seat is None or self._media is None:
             await self.fail("bad_frame", message_key="join_before_anything")
             return
         try:
-            header, _body = media_channel.split_ws_envelope(data)
+            raw, body = media_channel.split_ws_envelope(data)
+            request = media_channel.parse_header(raw)
         except media_channel.BadEnvelope as exc:
             self.send_error("bad_frame", detail=str(exc))
             return
-        self.send(self.media_reply(header))
-
-    def media_reply(self, header: bytes | None) -> dict:
-        """The frame a media request gets (a header line of an Iroh stream, or a WS envelope)."""
-        if self.seat is None or header is None:
-            return self.error_frame(
-                "bad_frame", detail="a media request needs a joined connection and a header"
-            )
         try:
+            if request["op"] == "put":
+                await self._media.put_whole(request, body)  # success: the room's `media` broadcast
+            else:
+                self.send_binary(await self._media.get_whole(request))
+        except MediaError as refused:
+            self.send_error(refused.code)
+
+    async def media_stream(self, header: bytes | None, stream: media_channel.MediaStream) -> None:
+        """Serve one Iroh media stream (its header line, then its body)."""
+        try:
+            if self.seat is None or self._media is None or header is None:
+                raise media_channel.BadEnvelope("a media request needs a joined connection and a header")
             request = media_channel.parse_header(header)
         except media_channel.BadEnvelope as exc:
-            return self.error_frame("bad_frame", detail=str(exc))
-        return self.error_frame(media_channel.answer(request))
+            await stream.write(encode(self.error_frame("bad_frame", detail=str(exc))).encode("utf-8") + b"\n")
+            await stream.finish()
+            return
+        await self._media.serve_stream(request, stream)
 
     async def closed(self) -> None:
         """The connection is gone: leave the room and tell the others."""
@@ -195,10 +211,17 @@ class SessionCore:
 
     def send(self, frame: dict) -> None:
         """Queue one frame for this connection; a client too far behind is dropped."""
+        self._enqueue(encode(frame))
+
+    def send_binary(self, data: bytes) -> None:
+        """Queue one binary message (a WebSocket media reply)."""
+        self._enqueue(data)
+
+    def _enqueue(self, item: str | bytes) -> None:
         if self._closing:
             return
         try:
-            self._outbox.put_nowait(encode(frame))
+            self._outbox.put_nowait(item)
         except asyncio.QueueFull:
             log.warning(
                 "connection=%s carrier=%s stalled with %s frames queued; disconnecting",
@@ -253,7 +276,10 @@ class SessionCore:
                 await self.carrier.close()
                 return
             try:
-                await self.carrier.send_text(item)
+                if isinstance(item, bytes):
+                    await self.carrier.send_bytes(item)
+                else:
+                    await self.carrier.send_text(item)
             except Exception:
                 log.info("connection=%s write failed; closing", self.connection_id)
                 self._closing = True
@@ -279,6 +305,9 @@ class SessionCore:
         member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
         seat = Seat(access_key.room_id, access_key.room.name, member)
         self.seat = seat
+        self._media = media_channel.MediaRequests(
+            Uploader(seat.room_id, member.member_id, member.name), lambda code: self.error_frame(code)
+        )
         await hub.local_hub.attach(seat.room_id, self)
         await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
         log.info(
@@ -333,10 +362,7 @@ class SessionCore:
     @staticmethod
     def _shown_in_replay(message: dict, replay: selectors.Replay) -> bool:
         row = message.get("row")
-        if not row:
-            return False
-        table, row_id = row
-        return row_id in (replay.entry_ids if table == "entry" else replay.event_ids)
+        return bool(row) and replay.shows(*row)
 
     # --- room messages ------------------------------------------------------------------------
 
@@ -414,10 +440,36 @@ class SessionCore:
             self.send_error("avatar_no_character")
         elif frame.type.startswith("admin_"):
             await self._admin(frame)
-        elif frame.type == "media_set_enabled" and not seat.is_keeper:
-            self.send_error("forbidden")
+        elif isinstance(frame, inbound.MediaOffer):
+            await self._offer(frame)
+        elif isinstance(frame, inbound.MediaSetEnabled):
+            if not seat.is_keeper:
+                self.send_error("forbidden")
+                return
+            await database_sync_to_async(set_uploads_enabled)(seat.room_id, frame.enabled)
+            await hub.publish(seat.room_id, {"type": "media_enabled", "enabled": frame.enabled})
         else:
             self.send_error("server_error", message_key="not_yet", what=frame.type)
+
+    async def _offer(self, frame: inbound.MediaOffer) -> None:
+        seat = self.seat
+        assert seat is not None
+        uploader = Uploader(seat.room_id, seat.member.member_id, seat.member.name)
+        try:
+            accepted = await database_sync_to_async(media_offer)(
+                uploader, name=frame.name, mime=frame.mime, size=frame.size, sha256=frame.sha256
+            )
+        except MediaError as refused:
+            self.send_error(refused.code)
+            return
+        if accepted.existing is None:
+            self.send({"type": "media_accept", "upload_id": accepted.upload_id})
+            return
+        stored = accepted.existing.as_frame()
+        field = "media" if stored["type"] == "media" else "audio"
+        self.send({"type": "media_accept", "upload_id": "", "existing": True, field: stored})
+        # Everyone sees the file again; the history keeps its one entry.
+        await hub.publish(seat.room_id, stored)
 
     async def _admin(self, frame: inbound.Inbound) -> None:
         seat = self.seat

@@ -65,6 +65,52 @@ ERRORS: dict[str, dict[str, str]] = {
         "en": "That file is not in this room.",
         "zh": "此房间中没有该文件。",
     },
+    "media_disabled": {
+        "en": "Uploads are switched off in this room; ask the keeper to turn them on.",
+        "zh": "本房间已关闭上传；请让守秘人开启。",
+    },
+    "media_rate_limited": {
+        "en": "Too many uploads in a minute; wait a little and try again.",
+        "zh": "一分钟内上传过多；请稍等再试。",
+    },
+    "media_bad_mime": {
+        "en": "That file type cannot be shared: images PNG, JPEG, WebP, GIF, SVG; audio MP3, OGG, "
+        "WAV, FLAC, M4A, AAC.",
+        "zh": "不支持该文件类型：请使用 PNG、JPEG、WebP、GIF、SVG，或 MP3、OGG、WAV、FLAC、M4A、AAC。",
+    },
+    "media_too_large": {
+        "en": "That file is empty or too large (images up to 8 MiB, audio up to 128 MiB by default).",
+        "zh": "文件为空或过大（默认图片不超过 8 MiB，音频不超过 128 MiB）。",
+    },
+    "media_bad_hash": {
+        "en": "The offer's sha256 must be 64 lower-case hex digits.",
+        "zh": "sha256 必须是 64 位小写十六进制。",
+    },
+    "media_bad_offer": {
+        "en": "That upload offer is malformed: it needs name, mime, size and sha256.",
+        "zh": "上传请求格式错误：需要 name、mime、size 和 sha256。",
+    },
+    "media_quota_exceeded": {
+        "en": "This room's storage for that kind of file is full; the keeper can remove old files.",
+        "zh": "本房间此类文件的存储空间已满；守秘人可以删除旧文件。",
+    },
+    "media_bad_svg": {
+        "en": "That SVG was refused: only plain drawings (shapes and text; no scripts, links or styles) "
+        "are allowed.",
+        "zh": "该 SVG 被拒绝：只允许简单图形（形状与文字，不含脚本、链接或样式）。",
+    },
+    "media_hash_mismatch": {
+        "en": "The file's bytes do not match the sha256 offered; nothing was stored. Send it again.",
+        "zh": "文件内容与申报的 sha256 不符，未保存。请重新发送。",
+    },
+    "media_size_mismatch": {
+        "en": "The file's size does not match the size offered; nothing was stored. Send it again.",
+        "zh": "文件大小与申报不符，未保存。请重新发送。",
+    },
+    "media_bad_upload": {
+        "en": "That upload id is unknown, expired or not yours; offer the file again.",
+        "zh": "该上传 id 无效、已过期或不属于你；请重新提交上传请求。",
+    },
 }
 
 NOTICES: dict[str, dict[str, str]] = {

@@ -90,8 +90,10 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
     rng = random.Random(seed)
     cases: list[tuple[str, str]] = [(text, "bad_frame") for text in BAD_JSON]
     # Every known frame type with each field given each wrong type, or missing.
-    for model in _models().values():
+    for frame_type, model in _models().items():
         valid = _valid_example(model)
+        # A malformed upload offer has its own code (DECISIONS "Errors").
+        malformed = "media_bad_offer" if frame_type == "media_offer" else "bad_frame"
         for name, field in model.model_fields.items():
             if name == "type":
                 continue
@@ -100,10 +102,10 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
                 if wrong is None and not field.is_required():
                     continue  # an optional field may be null
                 if not _accepts(kind, field.annotation, wrong):
-                    cases.append((json.dumps({**valid, name: wrong}), "bad_frame"))
+                    cases.append((json.dumps({**valid, name: wrong}), malformed))
         for name in valid:
             if name != "type":
-                cases.append((json.dumps({k: v for k, v in valid.items() if k != name}), "bad_frame"))
+                cases.append((json.dumps({k: v for k, v in valid.items() if k != name}), malformed))
     # A second join on a joined connection.
     cases.append((json.dumps({"type": "join", "key": "x" * 100_000}), "bad_frame"))
     # Unknown types, including ones that look like real admin frames.
