@@ -10,6 +10,7 @@ class KeeperConfig(AppConfig):
     def ready(self) -> None:
         # Commands register themselves with the router when their module is imported.
         from keeper import (  # noqa: F401
+            audio_commands,
             dice_commands,
             madness,
             pregens,

@@ -56,6 +56,8 @@ class CommandReply:
     # What the caller's own echo of the command shows instead of the line typed (a
     # secret argument, masked).
     echo: str | None = None
+    # Frames for everyone that are not history (`audio_control`): sent live, never replayed.
+    live: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ class Character(models.Model):
     skills = models.JSONField(default=dict)
     resources = models.JSONField(default=dict)
     status_effects = models.JSONField(default=list)
+    # The portrait: {hash, mime, size, name} of an image of this room (`avatar_set`).
+    avatar = models.JSONField(null=True, blank=True)
     active = models.BooleanField(default=False)
     pregen = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -60,6 +60,7 @@ def _character_frame(character: Character, locale: str) -> dict:
             key: character.attributes[key] for key in pack.sheet.attributes if key in character.attributes
         },
         "status_effects": list(character.status_effects),
+        **({"avatar": character.avatar} if character.avatar else {}),
     }
 
 
@@ -83,6 +84,8 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
         }
         if c.name in rolled:
             member["initiative"] = rolled[c.name]
+        if c.avatar:
+            member["avatar"] = c.avatar
         frame["party"].append(member)
     frame["initiative"] = [{"name": e.name, "value": e.value, "current": e.current} for e in room.initiative]
     frame["online"] = len(online)

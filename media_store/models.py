@@ -99,9 +99,25 @@ class AudioLayer(models.Model):
     volume = models.FloatField(null=True, blank=True)
     loop = models.BooleanField(default=False)
     started_at = models.FloatField(null=True, blank=True, help_text="server time (epoch seconds)")
+    # Where a paused track stopped (seconds into it), so resume picks up there.
+    paused_at_position = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["room", "layer"], name="one_state_per_layer")]
 
     def __str__(self) -> str:
         return f"{self.room.name} {self.layer}: {self.name or '-'}"
+
+    def as_entry(self) -> dict:
+        """This layer in `audio_state`."""
+        entry: dict = {"layer": self.layer, "playing": self.playing, "loop": self.loop}
+        for field in ("mime", "name", "title"):
+            if getattr(self, field):
+                entry[field] = getattr(self, field)
+        if self.sha256:
+            entry["hash"] = self.sha256
+        if self.volume is not None:
+            entry["volume"] = self.volume
+        if self.playing and self.started_at is not None:
+            entry["started_at"] = self.started_at
+        return entry

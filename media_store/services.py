@@ -241,3 +241,23 @@ def read_pieces(item: MediaItem) -> Iterator[bytes]:
 def history(room_id: int) -> list[dict]:
     """The room's media and audio library, oldest first, as join replays them."""
     return [item.as_frame() for item in MediaItem.objects.filter(room_id=room_id).order_by("id")]
+
+
+def set_avatar(room_id: int, member_id: str, sha256: str, *, character: str | None, user: str | None) -> None:
+    """Put an image of this room on the caller's own active character (`avatar_set`).
+
+    Naming anyone else is `forbidden`; no active character is `avatar_no_character`;
+    a hash that is not an image of this room is `media_not_found`.
+    """
+    from keeper.models import Character
+
+    own = Character.objects.filter(room_id=room_id, owner=member_id, active=True).first()
+    if (user and user != member_id) or (character and (own is None or character != own.name)):
+        raise MediaError("forbidden")
+    if own is None:
+        raise MediaError("avatar_no_character")
+    item = find(room_id, sha256)
+    if item.kind != MediaKind.IMAGE:
+        raise MediaError("media_not_found")
+    own.avatar = {"hash": item.sha256, "mime": item.mime, "size": item.size, "name": item.name}
+    own.save(update_fields=["avatar"])

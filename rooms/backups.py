@@ -133,6 +133,7 @@ def _document(room: Room) -> dict:
                 "skills": c.skills,
                 "resources": c.resources,
                 "status_effects": c.status_effects,
+                "avatar": c.avatar,
                 "active": c.active,
                 "pregen": c.pregen,
             }

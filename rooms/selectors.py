@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from media_store.models import MediaItem
+from media_store.models import AudioLayer, MediaItem
 from media_store.services import uploads_enabled
 from rooms.models import Room, TranscriptEntry, TurnEvent
 
@@ -69,6 +69,9 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
     for item in MediaItem.objects.filter(room=room).order_by("id"):
         replay.frames.append(item.as_frame())
         replay.media_ids.add(item.id)
+    layers = list(AudioLayer.objects.filter(room=room).order_by("layer"))
+    if layers:
+        replay.frames.append({"type": "audio_state", "layers": [layer.as_entry() for layer in layers]})
     if not uploads_enabled(room.pk):
         replay.frames.append({"type": "media_enabled", "enabled": False})
     return replay

@@ -24,7 +24,7 @@ from keeper.frames import for_viewer
 from keeper.kp.sample import demo_offered
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
-from media_store.services import MediaError, Uploader, set_uploads_enabled
+from media_store.services import MediaError, Uploader, set_avatar, set_uploads_enabled
 from media_store.services import offer as media_offer
 from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors, self_update
 from rooms.models import AccessKey, Audience
@@ -437,7 +437,20 @@ class SessionCore:
             # Nobody's manifest has panels yet, so no panel is this member's to use.
             self.send_error("forbidden", message_key="panel_forbidden")
         elif isinstance(frame, inbound.AvatarSet):
-            self.send_error("avatar_no_character")
+            try:
+                await database_sync_to_async(set_avatar)(
+                    seat.room_id,
+                    seat.member.member_id,
+                    frame.hash,
+                    character=frame.character,
+                    user=frame.user,
+                )
+            except MediaError as refused:
+                self.send_error(
+                    refused.code, message_key="avatar_forbidden" if refused.code == "forbidden" else None
+                )
+                return
+            await hub.publish_state_refresh(seat.room_id)
         elif frame.type.startswith("admin_"):
             await self._admin(frame)
         elif isinstance(frame, inbound.MediaOffer):

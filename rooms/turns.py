@@ -76,6 +76,8 @@ async def _answer_command(
             member_id=event.member_id,
             row=("event", event.id),
         )
+    for frame in reply.live:
+        await hub.publish(context.room_id, frame)
     answer = _line(Speaker.SYSTEM, reply.text)
     if reply.private:
         context.send_private(answer)

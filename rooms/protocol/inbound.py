@@ -69,6 +69,9 @@ class MediaSetEnabled(Inbound):
 class AvatarSet(Inbound):
     type: Literal["avatar_set"]
     hash: StrictStr
+    # Clients name no one; a frame that names another character or member is refused.
+    character: StrictStr | None = None
+    user: StrictStr | None = None
 
 
 class PanelIntent(Inbound):

@@ -52,6 +52,10 @@ ERRORS: dict[str, dict[str, str]] = {
         "en": "That panel is not available to you.",
         "zh": "你无法使用该面板。",
     },
+    "avatar_forbidden": {
+        "en": "You can only set the portrait of your own character.",
+        "zh": "你只能设置自己角色的头像。",
+    },
     "avatar_no_character": {
         "en": "You have no active character to put a portrait on. Create or claim one first.",
         "zh": "你没有可设置头像的当前角色。请先创建或认领角色。",

@@ -1,0 +1,259 @@
+"""The audio desk (RULES.md "audio"; checklist 227-231): the keeper names a track of
+the room's audio library and every client plays it on a layer. The server never
+plays audio: it broadcasts `audio_control` (with `server_ts`) and keeps what bgm and
+ambience are doing, so a late joiner gets `audio_state` and starts at the right place.
+
+`.audio list`, `.audio set <audio> title=… license=… source=… tags=a,b`;
+`.bgm play <audio> [--loop] [--volume 0.7] [--fade 2000]`, `.bgm stop|pause|resume`;
+the same for `.ambience` (`.amb`); `.sfx <audio> [--volume v]`.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shlex
+import time
+
+from keeper.commands import Caller, CommandReply, command
+from media_store.models import AudioLayer, MediaItem, MediaKind
+
+_OPTION_VALUE = {"--volume", "--fade"}
+
+
+def _track(room_id: int, name: str) -> MediaItem | None:
+    """An audio item by hash (or its first 8+ hex digits), title or file name."""
+    audio = MediaItem.objects.filter(room_id=room_id, kind=MediaKind.AUDIO)
+    name = name.strip()
+    if re.fullmatch(r"[0-9a-f]{8,64}", name):
+        found = audio.filter(sha256__startswith=name).first()
+        if found:
+            return found
+    return audio.filter(title__iexact=name).first() or audio.filter(name__iexact=name).first()
+
+
+def _control(layer: str, action: str, item: MediaItem | None = None, **extra: object) -> dict:
+    frame: dict = {
+        "type": "audio_control",
+        "id": secrets.token_hex(8),
+        "action": action,
+        "layer": layer,
+        "server_ts": time.time(),
+    }
+    if item is not None:
+        frame.update(hash=item.sha256, mime=item.mime, name=item.name)
+        if item.title:
+            frame["title"] = item.title
+    frame.update({k: v for k, v in extra.items() if v is not None})
+    return frame
+
+
+def _parse_play(arguments: list[str], caller: Caller) -> tuple[str, dict] | str:
+    words: list[str] = []
+    options: dict = {"loop": False}
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word == "--loop":
+            options["loop"] = True
+        elif word in _OPTION_VALUE:
+            if index + 1 >= len(arguments):
+                return caller.say("{o} needs a value.", "{o} 需要一个数值。", o=word)
+            raw = arguments[index + 1]
+            index += 1
+            try:
+                if word == "--volume":
+                    options["volume"] = float(raw)
+                    if not 0.0 <= options["volume"] <= 1.0:
+                        raise ValueError
+                else:
+                    options["fade_ms"] = int(raw)
+                    if not 0 <= options["fade_ms"] <= 600_000:
+                        raise ValueError
+            except ValueError:
+                return caller.say(
+                    "--volume is 0 to 1; --fade is milliseconds.", "--volume 取 0 到 1；--fade 单位为毫秒。"
+                )
+        else:
+            words.append(word)
+        index += 1
+    return " ".join(words), options
+
+
+def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
+    try:
+        parts = shlex.split(arguments)
+    except ValueError:
+        parts = arguments.split()
+    action = parts[0].lower() if parts else ""
+    state = AudioLayer.objects.filter(room_id=caller.room_id, layer=layer).first()
+    now = time.time()
+    if action == "play":
+        parsed = _parse_play(parts[1:], caller)
+        if isinstance(parsed, str):
+            return CommandReply(parsed)
+        name, options = parsed
+        item = _track(caller.room_id, name)
+        if item is None:
+            return CommandReply(
+                caller.say(
+                    "No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name
+                )
+            )
+        AudioLayer.objects.update_or_create(
+            room_id=caller.room_id,
+            layer=layer,
+            defaults={
+                "sha256": item.sha256,
+                "mime": item.mime,
+                "name": item.name,
+                "title": item.title,
+                "playing": True,
+                "volume": options.get("volume"),
+                "loop": options["loop"],
+                "started_at": now,
+                "paused_at_position": None,
+            },
+        )
+        frame = _control(layer, "play", item, **options, position_ms=0)
+        return CommandReply(
+            caller.say(
+                "{layer}: playing {t}.", "{layer}：正在播放 {t}。", layer=layer, t=item.title or item.name
+            ),
+            live=[frame],
+        )
+    if action in ("stop", "pause", "resume"):
+        if state is None or not state.sha256:
+            return CommandReply(caller.say("Nothing is on {layer}.", "{layer} 上没有音频。", layer=layer))
+        extra: dict = {}
+        if action == "stop":
+            state.delete()
+        elif action == "pause" and state.playing:
+            state.paused_at_position = now - (state.started_at or now)
+            state.playing, state.started_at = False, None
+            state.save()
+            extra["position_ms"] = int(state.paused_at_position * 1000)
+        elif action == "resume" and not state.playing:
+            position = state.paused_at_position or 0.0
+            state.playing, state.started_at, state.paused_at_position = True, now - position, None
+            state.save()
+            extra["position_ms"] = int(position * 1000)
+        frame = _control(layer, action, None, **extra)
+        return CommandReply(
+            caller.say("{layer}: {a}.", "{layer}：{a}。", layer=layer, a=action), live=[frame]
+        )
+    if action == "volume" and len(parts) == 2:
+        try:
+            volume = float(parts[1])
+            if not 0.0 <= volume <= 1.0:
+                raise ValueError
+        except ValueError:
+            return CommandReply(caller.say("Volume is 0 to 1.", "音量取 0 到 1。"))
+        AudioLayer.objects.filter(room_id=caller.room_id, layer=layer).update(volume=volume)
+        return CommandReply(
+            caller.say("{layer}: volume {v}.", "{layer}：音量 {v}。", layer=layer, v=volume),
+            live=[_control(layer, "volume", None, volume=volume)],
+        )
+    return CommandReply(
+        caller.say(
+            "Use .{layer} play <audio> [--loop] [--volume v] [--fade ms]; stop, pause, resume; volume <v>.",
+            "用法：.{layer} play 音频 [--loop] [--volume v] [--fade ms]；stop、pause、resume；volume 数值。",
+            layer=layer,
+        )
+    )
+
+
+@command(
+    "bgm",
+    help_en="music: .bgm play <audio> [--loop] [--volume v] [--fade ms], stop|pause|resume",
+    help_zh="背景音乐：.bgm play 音频 [--loop]，stop|pause|resume",
+    keeper_only=True,
+)
+def bgm(arguments: str, caller: Caller) -> CommandReply:
+    return _layer_command("bgm", arguments, caller)
+
+
+@command(
+    "ambience", "amb", help_en="ambient sound: like .bgm", help_zh="环境音：用法同 .bgm", keeper_only=True
+)
+def ambience(arguments: str, caller: Caller) -> CommandReply:
+    return _layer_command("ambience", arguments, caller)
+
+
+@command(
+    "sfx",
+    help_en="a sound effect, once: .sfx <audio> [--volume v]",
+    help_zh="音效（播放一次）：.sfx 音频 [--volume v]",
+    keeper_only=True,
+)
+def sfx(arguments: str, caller: Caller) -> CommandReply:
+    try:
+        parts = shlex.split(arguments)
+    except ValueError:
+        parts = arguments.split()
+    parsed = _parse_play(parts, caller)
+    if isinstance(parsed, str):
+        return CommandReply(parsed)
+    name, options = parsed
+    item = _track(caller.room_id, name)
+    if item is None:
+        return CommandReply(
+            caller.say(
+                "No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name
+            )
+        )
+    options.pop("loop", None)
+    return CommandReply(
+        caller.say("sfx: {t}.", "音效：{t}。", t=item.title or item.name),
+        live=[_control("sfx", "play", item, **options)],
+    )
+
+
+@command(
+    "audio",
+    help_en="the audio library: .audio list, .audio set <audio> title=… license=… source=… tags=a,b",
+    help_zh="音频库：.audio list，.audio set 音频 title=… tags=a,b",
+    keeper_only=True,
+)
+def audio(arguments: str, caller: Caller) -> CommandReply:
+    try:
+        parts = shlex.split(arguments)
+    except ValueError:
+        parts = arguments.split()
+    if not parts or parts[0].lower() == "list":
+        items = MediaItem.objects.filter(room_id=caller.room_id, kind=MediaKind.AUDIO).order_by("id")
+        lines = [
+            f"{i.sha256[:10]}  {i.title or i.name}  ({i.mime}, {i.size // 1024} KiB)"
+            + (f"  [{', '.join(i.tags)}]" if i.tags else "")
+            for i in items
+        ]
+        return CommandReply(
+            "\n".join(lines) or caller.say("No audio yet: upload some first.", "还没有音频：请先上传。")
+        )
+    if parts[0].lower() != "set" or len(parts) < 3:
+        return CommandReply(
+            caller.say(
+                "Use .audio list or .audio set <audio> title=… license=… source=… tags=a,b.",
+                "用法：.audio list 或 .audio set 音频 title=… tags=a,b",
+            )
+        )
+    item = _track(caller.room_id, parts[1])
+    if item is None:
+        return CommandReply(caller.say("No audio called {n}.", "没有名为 {n} 的音频。", n=parts[1]))
+    for pair in parts[2:]:
+        key, _, value = pair.partition("=")
+        key = key.lower()
+        if key in ("title", "license", "source"):
+            setattr(item, key, value.strip()[: 200 if key != "source" else 500])
+        elif key == "tags":
+            item.tags = [t.strip()[:40] for t in value.split(",") if t.strip()][:20]
+        else:
+            return CommandReply(
+                caller.say(
+                    "Unknown field {k}: use title, license, source or tags.",
+                    "未知字段 {k}：可用 title、license、source、tags。",
+                    k=key,
+                )
+            )
+    item.save(update_fields=["title", "license", "source", "tags"])
+    return CommandReply(caller.say("Saved.", "已保存。"), live=[item.as_frame()])
