@@ -114,10 +114,11 @@ class MediaRequests:
     async def get_whole(self, header: dict) -> bytes:
         """A WebSocket GET: the reply message (header and body). Raises `MediaError`."""
         item = await database_sync_to_async(services.find)(self.uploader.room_id, header.get("hash") or "")
-        body = bytearray()
+        # One growing buffer, then the one copy the WebSocket layer needs as bytes.
+        message = bytearray(ws_envelope(get_header(item)))
         async for piece in pieces_of(item):
-            body += piece
-        return ws_envelope(get_header(item), bytes(body))
+            message += piece
+        return bytes(message)
 
     async def serve_stream(self, header: dict, stream: MediaStream) -> None:
         """An Iroh request on its own stream; the stream is finished afterwards."""

@@ -68,6 +68,12 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         super().serverSend(content, binary)
 
 
+def _largest_media_message() -> int:
+    from rooms.media_channel import HEADER_LIMIT
+
+    return max(settings.TRPG_MEDIA_AUDIO_MAX, settings.TRPG_MEDIA_IMAGE_MAX) + HEADER_LIMIT + 4
+
+
 class TableServer(Server):
     """daphne's server, with the bounded protocol, the Iroh carrier and a ready callback."""
 
@@ -86,8 +92,10 @@ class TableServer(Server):
             endpoints=build_endpoint_description_strings(host=host, port=port),
             signal_handlers=True,
             websocket_timeout=-1,
-            websocket_max_message_size=16 * 1024 * 1024,
-            websocket_max_frame_size=16 * 1024 * 1024,
+            # A media message carries a whole file (the protocol's WebSocket framing);
+            # text frames are capped far lower by the session.
+            websocket_max_message_size=_largest_media_message(),
+            websocket_max_frame_size=_largest_media_message(),
             server_name="loreweaver-django",
         )
         self._host = host

@@ -38,6 +38,9 @@ LOCALES = ("en", "zh")
 _CLOSE = object()
 
 
+TEXT_FRAME_LIMIT = 1024 * 1024
+
+
 class Carrier(Protocol):
     """What a session needs from a transport."""
 
@@ -133,6 +136,9 @@ class SessionCore:
     async def receive_text(self, text: str) -> None:
         """Handle one control frame from the client."""
         if self._closing:
+            return
+        if len(text) > TEXT_FRAME_LIMIT:  # never parse a huge text (the Iroh line cap, on WebSocket)
+            await self.reject_frame("a control frame is at most 1 MiB")
             return
         try:
             frame = inbound.parse_frame(text)

@@ -1,0 +1,75 @@
+"""A 100 MiB audio file round-trips on both carriers with its bytes intact, and the
+server's memory stays flat while it streams (issue 5 acceptance).
+
+Iroh streams a file in 64 KiB pieces both ways: the server's resident memory may grow
+by a few buffers, never by the file. WebSocket carries a file as ONE binary message
+(the protocol's framing): the WebSocket layer (autobahn, under daphne) gathers an
+incoming message's frames and joins them, so an upload briefly costs about twice the
+file; this server's own code adds no further copy (the body is hashed and spooled
+from a view of that message), and a download builds the message once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+
+import psutil
+import pytest
+
+from media_store.tests.media_clients import get, sha, upload
+from rooms.tests.clients import connect
+
+SIZE = 100 * 1024 * 1024
+
+
+class PeakMemory:
+    """Samples a process's resident memory in the background; `growth` is the peak
+    above the level when sampling started."""
+
+    def __init__(self, pid: int) -> None:
+        self.process = psutil.Process(pid)
+        self.baseline = self.process.memory_info().rss
+        self.peak = self.baseline
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak = max(self.peak, self.process.memory_info().rss)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def growth(self) -> int:
+        return self.peak - self.baseline
+
+
+@pytest.fixture(scope="module")
+def big_file() -> bytes:
+    return b"ID3\x04" + os.urandom(SIZE - 4)
+
+
+@pytest.mark.parametrize("carrier", ["iroh", "ws"])
+async def test_a_100_mib_file_round_trips_within_bounded_memory(media_server, room, carrier, big_file):
+    async with await connect(carrier, media_server) as member:
+        await member.join(media_server.env.mint(room, "Big"))
+        with PeakMemory(media_server.pid) as put_memory:
+            stored = await upload(member, big_file, "audio/mpeg", "long.mp3")
+        with PeakMemory(media_server.pid) as get_memory:
+            header, body = await get(member, stored["hash"])
+    assert header["size"] == SIZE and hashlib.sha256(body).hexdigest() == sha(big_file)
+    print(
+        f"{carrier}: server RSS growth, PUT {put_memory.growth >> 20} MiB, GET {get_memory.growth >> 20} MiB"
+    )
+    if carrier == "iroh":
+        assert put_memory.growth < 32 * 1024 * 1024 and get_memory.growth < 32 * 1024 * 1024
+    else:
+        assert put_memory.growth < 2.5 * SIZE and get_memory.growth < 1.5 * SIZE
