@@ -16,7 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from rooms import backups, console, coordination, services
+from rooms import backup_media, backups, console, coordination, services
 from rooms.forms import KeyChangeForm, KeyMintForm
 from rooms.models import AccessKey, Role, Room, TranscriptEntry
 
@@ -211,6 +211,7 @@ class RoomAdmin(ReadOnlyAdmin):
                 verb="delete it",
             )
         backup.unlink()
+        backup_media.archive_path(backup).unlink(missing_ok=True)
         messages.success(request, f"{name} deleted.")
         return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 

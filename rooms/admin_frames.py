@@ -162,6 +162,7 @@ def _room_op(action: str, room: str, counts: backups.RoomCounts, **extra: object
         "keys": counts.keys,
         "store_rows": counts.store_rows,
         "vector_points": 0,
+        "media_files": counts.media_files,
     }
 
 

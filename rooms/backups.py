@@ -9,13 +9,17 @@ import datetime
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.db import transaction
 
 from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
+from media_store.models import MediaItem
+from rooms import backup_media
 from rooms.models import AccessKey, Room, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
 
@@ -51,6 +55,7 @@ class RoomCounts:
 
     keys: int
     store_rows: int
+    media_files: int = 0
 
 
 def backup_dir() -> Path:
@@ -148,6 +153,7 @@ def _document(room: Room) -> dict:
             {"name": n.name, "persona": n.persona, "secret": n.secret} for n in Npc.objects.filter(room=room)
         ],
         "keeper_notes": [note.text for note in KeeperNote.objects.filter(room=room).order_by("id")],
+        **backup_media.document(room),
     }
 
 
@@ -157,20 +163,29 @@ def _story_fields(room: Room) -> dict:
 
 
 def room_export(room: Room, path: Path) -> RoomCounts:
-    """Write the room's backup to `path` atomically (temporary file, then rename)."""
+    """Write the room's backup to `path` atomically (temporary files, then renames):
+    the media archive first, the document that names it last."""
     document = _document(room)
-    temporary = path.with_name(f".{path.name}.tmp")
+    temporaries = [path.with_name(f".{path.name}.tmp")]
     try:
-        with temporary.open("w", encoding="utf-8") as handle:
+        if document["media"]:
+            archive = backup_media.archive_path(path)
+            temporaries.append(archive.with_name(f".{archive.name}.tmp"))
+            backup_media.write_archive(room, temporaries[1])
+            document["media_archive"] = archive.name
+        with temporaries[0].open("w", encoding="utf-8") as handle:
             json.dump(document, handle, ensure_ascii=False)
             handle.flush()
             os.fsync(handle.fileno())
-        temporary.replace(path)
+        if document["media"]:
+            temporaries[1].replace(backup_media.archive_path(path))
+        temporaries[0].replace(path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
         raise
-    rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
-    return RoomCounts(keys=len(document["keys"]), store_rows=rows)
+    rows = sum(len(document[part]) for part in ROW_PARTS)
+    return RoomCounts(keys=len(document["keys"]), store_rows=rows, media_files=len(document["media"]))
 
 
 def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:
@@ -194,6 +209,13 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
     target = room_name or document.get("room")
     if not isinstance(target, str) or not target:
         raise BackupError("bad_request", "the backup names no room")
+    archive_name = document.get("media_archive")
+    archive = None
+    if archive_name:
+        if not isinstance(archive_name, str) or not _SAFE_NAME.match(archive_name) or ".." in archive_name:
+            raise BackupError("bad_request", f"{path.name} names a media archive outside room_backups")
+        archive = path.with_name(archive_name)
+    saved_blobs: list[str] = []
     try:
         with transaction.atomic():
             room, _ = Room.objects.get_or_create(name=target)
@@ -231,16 +253,19 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
                 Npc.objects.create(room=room, **npc)
             for text in document.get("keeper_notes", []):
                 KeeperNote.objects.create(room=room, text=text)
-    except (KeyError, TypeError, IndexError, ValueError) as exc:
+            media_files = backup_media.restore(room, document, archive, saved_blobs)
+    except (KeyError, TypeError, IndexError, ValueError, OSError, zipfile.BadZipFile) as exc:
+        for key in saved_blobs:  # nothing of a failed import stays behind
+            default_storage.delete(key)
         raise BackupError(
             "bad_request", f"{path.name} is damaged ({exc.__class__.__name__}: {exc})"
         ) from None
     rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
-    return room, RoomCounts(keys=keys, store_rows=rows)
+    return room, RoomCounts(keys=keys, store_rows=rows, media_files=media_files)
 
 
 def _clear(room: Room, *, keys: bool) -> int:
-    deleted = 0
+    deleted = backup_media.clear(room)
     for model in (TurnEvent, TranscriptEntry, Character, InitiativeEntry, Npc, KeeperNote, Story):
         deleted += model.objects.filter(room=room).delete()[0]
     if keys:
@@ -255,8 +280,9 @@ def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
         room_export(room, backup)
     with transaction.atomic():
         keys = AccessKey.objects.filter(room=room).count()
+        files = MediaItem.objects.filter(room=room).count()
         rows = _clear(room, keys=True)
-    return RoomCounts(keys=keys, store_rows=rows)
+    return RoomCounts(keys=keys, store_rows=rows, media_files=files)
 
 
 _USAGE_ZERO = {
@@ -285,6 +311,7 @@ def room_reset(room: Room, scope: str) -> RoomCounts:
             deleted += Character.objects.filter(room=room).delete()[0]
         if scope == "all":
             deleted += Npc.objects.filter(room=room).delete()[0]
+            deleted += backup_media.clear(room)
             deleted += Story.objects.filter(room=room).delete()[0]
         else:
             Story.objects.filter(room=room).update(

@@ -10,12 +10,18 @@ import shutil
 
 import pytest
 
-from rooms.tests.clients import WsClient
+from media_store.tests.media_clients import get, sha, upload
+from rooms.tests.clients import IrohClient, WsClient
 from rooms.tests.servers import create_env, database_snapshot, destroy_env, hosted_profile, start_serve
+
+PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
+SONG = b"ID3\x04" + bytes(reversed(range(256))) * 300
 
 
 def _story(frames: list[dict]) -> list[dict]:
-    return [f for f in frames if f["type"] in ("narrative", "dice")]
+    return [
+        f for f in frames if f["type"] in ("narrative", "dice", "media", "audio_library_item", "audio_state")
+    ]
 
 
 async def _table_with_story(server, room: str) -> tuple[str, str]:
@@ -37,6 +43,10 @@ async def _table_with_story(server, room: str) -> tuple[str, str]:
         await player.expect("dice")
         await keeper.say("Nobody answers.")
         await player.expect("narrative", text="Nobody answers.")
+        await upload(player, PICTURE, "image/png", "door.png")
+        await upload(keeper, SONG, "audio/mpeg", "waves.mp3")
+        await keeper.say(".bgm play waves.mp3 --loop")
+        await player.expect("audio_control")
     return keeper_key, player_key
 
 
@@ -56,7 +66,7 @@ async def test_a_room_comes_back_whole_on_a_fresh_server(tmp_path, room):
             await keeper.join(keeper_key)
             await keeper.send({"type": "admin_delete_room_data", "room": room, "path": "moving"})
             op = await keeper.expect("admin_room_op")
-            assert op["action"] == "delete" and op["keys"] == 2
+            assert op["action"] == "delete" and op["keys"] == 2 and op["media_files"] == 2
         async with await WsClient.connect(first.ws_url) as gone:
             await gone.send({"type": "join", "key": player_key})
             assert (await gone.wait_closed())[0]["code"] == "bad_key"
@@ -64,25 +74,39 @@ async def test_a_room_comes_back_whole_on_a_fresh_server(tmp_path, room):
         first.stop()
 
     (second_env.data_dir / "room_backups").mkdir()
-    shutil.copy(first_env.data_dir / "room_backups" / "moving.json", second_env.data_dir / "room_backups")
+    for name in ("moving.json", "moving.media.zip"):  # the document and its media archive
+        shutil.copy(first_env.data_dir / "room_backups" / name, second_env.data_dir / "room_backups")
     second = start_serve(second_env)
     try:
         async with await WsClient.connect(second.ws_url) as importer:
             await importer.join(second_env.mint(room, "Importer", "keeper"))
             await importer.send({"type": "admin_import_room", "path": "moving.json"})
             op = await importer.expect("admin_room_op")
-            assert op["action"] == "import" and op["keys"] == 2
+            assert op["action"] == "import" and op["keys"] == 2 and op["media_files"] == 2
         after = await _replay(second, player_key)
         async with await WsClient.connect(second.ws_url) as keeper:
             await keeper.join(keeper_key)  # the old keeper key joins the new server
             await keeper.say(".npc")
             npcs = (await keeper.expect("narrative", speaker="system"))["text"]
+        async with await IrohClient.connect(second.ticket) as player:
+            await player.join(player_key)
+            picture = await get(player, sha(PICTURE))
+            song = await get(player, sha(SONG))
     finally:
         second.stop()
         destroy_env(first_env)
         destroy_env(second_env)
-    assert after == before and len(before) == 3, "same lines, same ids, the dice in place"
+    assert after == before, "same lines, same ids, the dice in place, the same files and music"
+    assert [f["type"] for f in before] == [
+        "narrative",
+        "dice",
+        "narrative",
+        "media",
+        "audio_library_item",
+        "audio_state",
+    ]
     assert "Ruth" in npcs and "she took the money" in npcs
+    assert picture[1] == PICTURE and song[1] == SONG, "the bytes came back with the backup"
 
 
 @pytest.fixture
