@@ -32,8 +32,10 @@ bench: $(STAMP)
 	$(PY) bench/fanout.py $(ARGS)
 	$(PY) bench/dice.py
 	$(PY) bench/turn.py
+	$(PY) bench/media.py
 
 bench-quick: $(STAMP)
 	$(PY) bench/fanout.py --quick
 	$(PY) bench/dice.py --quick
 	$(PY) bench/turn.py --quick
+	$(PY) bench/media.py --quick
