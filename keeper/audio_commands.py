@@ -32,6 +32,20 @@ def _track(room_id: int, name: str) -> MediaItem | None:
     return audio.filter(title__iexact=name).first() or audio.filter(name__iexact=name).first()
 
 
+def _words(arguments: str) -> list[str]:
+    """The arguments split like a shell would (quotes group words), or on spaces."""
+    try:
+        return shlex.split(arguments)
+    except ValueError:
+        return arguments.split()
+
+
+def _no_track(caller: Caller, name: str) -> CommandReply:
+    return CommandReply(
+        caller.say("No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name)
+    )
+
+
 def _control(layer: str, action: str, item: MediaItem | None = None, **extra: object) -> dict:
     frame: dict = {
         "type": "audio_control",
@@ -81,10 +95,7 @@ def _parse_play(arguments: list[str], caller: Caller) -> tuple[str, dict] | str:
 
 
 def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
-    try:
-        parts = shlex.split(arguments)
-    except ValueError:
-        parts = arguments.split()
+    parts = _words(arguments)
     action = parts[0].lower() if parts else ""
     state = AudioLayer.objects.filter(room_id=caller.room_id, layer=layer).first()
     now = time.time()
@@ -95,11 +106,7 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
         name, options = parsed
         item = _track(caller.room_id, name)
         if item is None:
-            return CommandReply(
-                caller.say(
-                    "No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name
-                )
-            )
+            return _no_track(caller, name)
         AudioLayer.objects.update_or_create(
             room_id=caller.room_id,
             layer=layer,
@@ -187,21 +194,14 @@ def ambience(arguments: str, caller: Caller) -> CommandReply:
     keeper_only=True,
 )
 def sfx(arguments: str, caller: Caller) -> CommandReply:
-    try:
-        parts = shlex.split(arguments)
-    except ValueError:
-        parts = arguments.split()
+    parts = _words(arguments)
     parsed = _parse_play(parts, caller)
     if isinstance(parsed, str):
         return CommandReply(parsed)
     name, options = parsed
     item = _track(caller.room_id, name)
     if item is None:
-        return CommandReply(
-            caller.say(
-                "No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name
-            )
-        )
+        return _no_track(caller, name)
     options.pop("loop", None)
     return CommandReply(
         caller.say("sfx: {t}.", "音效：{t}。", t=item.title or item.name),
@@ -216,10 +216,7 @@ def sfx(arguments: str, caller: Caller) -> CommandReply:
     keeper_only=True,
 )
 def audio(arguments: str, caller: Caller) -> CommandReply:
-    try:
-        parts = shlex.split(arguments)
-    except ValueError:
-        parts = arguments.split()
+    parts = _words(arguments)
     if not parts or parts[0].lower() == "list":
         items = MediaItem.objects.filter(room_id=caller.room_id, kind=MediaKind.AUDIO).order_by("id")
         lines = [
@@ -239,7 +236,7 @@ def audio(arguments: str, caller: Caller) -> CommandReply:
         )
     item = _track(caller.room_id, parts[1])
     if item is None:
-        return CommandReply(caller.say("No audio called {n}.", "没有名为 {n} 的音频。", n=parts[1]))
+        return _no_track(caller, parts[1])
     for pair in parts[2:]:
         key, _, value = pair.partition("=")
         key = key.lower()

@@ -9,18 +9,13 @@ import pytest
 from keeper.tests.fake_llm import FakeLlm, Text
 from keeper.tests.test_ai_keeper_turn import settle
 from rooms.tests.clients import WsClient
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import dedicated_server
 
 KEY = "sk-saved-for-the-first-endpoint-1234"
 
 
-@pytest.fixture(scope="module")
-def offline_server(tmp_path_factory):
-    env = create_env(tmp_path_factory.mktemp("switch"), hosted=hosted_profile())
-    process = start_serve(env)
-    yield process
-    process.stop()
-    destroy_env(env)
+# No TRPG_LLM__*: the offline Keeper plays.
+offline_server = dedicated_server()
 
 
 @pytest.fixture

@@ -5,21 +5,13 @@ or any room that is not empty, gets `demo_unavailable` and nothing changes."""
 
 from __future__ import annotations
 
-import pytest
-
 from keeper.kp.sample import GUIDED_ACTIONS
 from keeper.tests.test_ai_keeper_turn import settle
 from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import dedicated_server
 
-
-@pytest.fixture(scope="module")
-def offline_server(tmp_path_factory):
-    env = create_env(tmp_path_factory.mktemp("offline"), hosted=hosted_profile())
-    process = start_serve(env)  # no TRPG_LLM__*: the offline Keeper plays
-    yield process
-    process.stop()
-    destroy_env(env)
+# No TRPG_LLM__*: the offline Keeper plays.
+offline_server = dedicated_server()
 
 
 async def _turn(client) -> list[dict]:

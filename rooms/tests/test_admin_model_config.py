@@ -9,20 +9,14 @@ import pytest
 
 from keeper.tests.fake_llm import FakeLlm, Text
 from rooms.tests.clients import WsClient
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import dedicated_server, start_serve
 
 KEY_A = "sk-endpoint-a-0000000000000aaaa"
 KEY_B = "sk-endpoint-b-0000000000000bbbb"
 
 
-@pytest.fixture(scope="module")
-def own_server(tmp_path_factory):
-    """A server of its own: the model configuration is server-wide."""
-    env = create_env(tmp_path_factory.mktemp("models"), hosted=hosted_profile())
-    process = start_serve(env)
-    yield process
-    process.stop()
-    destroy_env(env)
+# A server of its own: the model configuration is server-wide.
+own_server = dedicated_server()
 
 
 @pytest.fixture
