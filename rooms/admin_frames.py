@@ -162,7 +162,8 @@ def _room_op(action: str, room: str, counts: backups.RoomCounts, **extra: object
         "keys": counts.keys,
         "store_rows": counts.store_rows,
         "vector_points": 0,
-        "media_files": counts.media_files,
+        # Optional on the wire: present when the operation carried or removed files.
+        **({"media_files": counts.media_files} if counts.media_files else {}),
     }
 
 
