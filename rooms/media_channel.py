@@ -132,18 +132,19 @@ class MediaRequests:
                     upload.discard()
                     raise
                 item = await self._finish(upload)
-                await stream.write(_line({"op": "put_ok", "hash": item.sha256}))
+                await stream.write(line({"op": "put_ok", "hash": item.sha256}))
             else:
                 item = await database_sync_to_async(services.find)(
                     self.uploader.room_id, header.get("hash") or ""
                 )
-                await stream.write(_line(get_header(item)))
+                await stream.write(line(get_header(item)))
                 async for piece in pieces_of(item):
                     await stream.write(piece)
         except services.MediaError as refused:
-            await stream.write(_line(self.error_frame(refused.code)))
+            await stream.write(line(self.error_frame(refused.code)))
         await stream.finish()
 
 
-def _line(frame: dict) -> bytes:
+def line(frame: dict) -> bytes:
+    """One compact JSON line of an Iroh media stream."""
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"

@@ -36,8 +36,7 @@ log = logging.getLogger(__name__)
 
 LOCALES = ("en", "zh")
 _CLOSE = object()
-
-
+# The longest control frame parsed, on either carrier (Iroh's line guard is the same).
 TEXT_FRAME_LIMIT = 1024 * 1024
 
 
@@ -194,7 +193,7 @@ class SessionCore:
                 raise media_channel.BadEnvelope("a media request needs a joined connection and a header")
             request = media_channel.parse_header(header)
         except media_channel.BadEnvelope as exc:
-            await stream.write(encode(self.error_frame("bad_frame", detail=str(exc))).encode("utf-8") + b"\n")
+            await stream.write(media_channel.line(self.error_frame("bad_frame", detail=str(exc))))
             await stream.finish()
             return
         await self._media.serve_stream(request, stream)

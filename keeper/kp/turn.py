@@ -69,16 +69,16 @@ class _Draft:
                 self.id = self.sink.new_id()
             await self.sink.delta(self.id, shown)
 
-    async def close(self, *, discard: bool = False) -> str:
-        """Close the bubble with its text so far (empty = discard); returns the raw text."""
-        tail = self.filter.finish()
-        if tail and not discard:
+    async def close(self) -> str:
+        """Close the bubble with its text so far; a bubble that showed only whitespace
+        closes empty, which discards it. Returns the raw text the model wrote."""
+        tail = self.filter.finish()  # text a filter still held back belongs to the bubble
+        if tail:
             if self.id is None:
                 self.id = self.sink.new_id()
             await self.sink.delta(self.id, tail)
         if self.id is not None:
-            final = "" if discard else self.filter.shown.strip()
-            await self.sink.close_draft(self.id, final)
+            await self.sink.close_draft(self.id, self.filter.shown.strip())
         raw, self.raw = self.raw, ""
         self.id, self.filter = None, OutputFilter()
         return raw
@@ -185,7 +185,7 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
                 log.warning("room=%s keeper turn stopped after %s tool rounds", turn.room_id, round_number)
                 break
             round_number += 1
-            said = await draft.close(discard=not draft.filter.shown.strip())
+            said = await draft.close()
             messages.append(
                 {
                     "role": "assistant",

@@ -66,3 +66,39 @@ async def test_the_table_never_sees_machinery_or_listed_words(ai_server, llm, ro
     assert final["text"] == SHOWN == streamed.strip()
     for forbidden in ("tool_call", "skill_check", "grue", "they will die", "hp=3"):
         assert forbidden not in str(frames)
+
+
+class RecordingSink:
+    """The room side of a turn, as a list of what it was asked to send."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str, str]] = []
+
+    def new_id(self) -> str:
+        return f"d{len(self.sent)}"
+
+    async def delta(self, draft_id: str, text: str) -> None:
+        self.sent.append(("delta", draft_id, text))
+
+    async def close_draft(self, draft_id: str, text: str) -> None:
+        self.sent.append(("close", draft_id, text))
+
+
+async def test_a_draft_closed_for_a_tool_round_keeps_text_a_filter_held_back(settings, tmp_path):
+    from keeper.kp.turn import _Draft
+
+    words = tmp_path / "words.txt"
+    words.write_text("grue\n", encoding="utf-8")
+    settings.TRPG_OUTPUT_WORDLIST = str(words)
+    sink = RecordingSink()
+    draft = _Draft(sink)
+    await draft.feed("Go")  # all of it may be the start of a listed word: held back
+    assert sink.sent == []
+    await draft.close()
+    assert sink.sent == [("delta", "d0", "Go"), ("close", "d0", "Go")], "nothing is lost at a tool round"
+
+    blank = _Draft(sink)
+    sink.sent.clear()
+    await blank.feed("  \n")
+    await blank.close()
+    assert sink.sent[-1] == ("close", sink.sent[0][1], ""), "a whitespace-only draft closes empty (discarded)"
