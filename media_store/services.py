@@ -238,11 +238,6 @@ def read_pieces(item: MediaItem) -> Iterator[bytes]:
             yield piece
 
 
-def history(room_id: int) -> list[dict]:
-    """The room's media and audio library, oldest first, as join replays them."""
-    return [item.as_frame() for item in MediaItem.objects.filter(room_id=room_id).order_by("id")]
-
-
 def set_avatar(room_id: int, member_id: str, sha256: str, *, character: str | None, user: str | None) -> None:
     """Put an image of this room on the caller's own active character (`avatar_set`).
 

@@ -8,7 +8,6 @@ or replaced (`state{reset:true}`).
 from __future__ import annotations
 
 import datetime
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +15,6 @@ from asgiref.sync import async_to_sync
 
 from rooms import backups, hub
 from rooms.models import Room
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
