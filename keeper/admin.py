@@ -43,15 +43,7 @@ class InitiativeEntryAdmin(admin.ModelAdmin):
 class StoryAdmin(admin.ModelAdmin):
     list_display = ["room", "module_title", "scene_name", "ai_turns", "input_tokens", "output_tokens"]
     list_select_related = ["room"]
-    readonly_fields = [
-        "ai_turns",
-        "context_tokens",
-        "context_window",
-        "input_tokens",
-        "output_tokens",
-        "cache_hit_tokens",
-        "cache_miss_tokens",
-    ]
+    readonly_fields = list(Story.USAGE_FIELDS)
 
 
 @admin.register(Npc)

@@ -117,6 +117,17 @@ class Story(models.Model):
     cache_hit_tokens = models.PositiveBigIntegerField(default=0)
     cache_miss_tokens = models.PositiveBigIntegerField(default=0)
 
+    # The counters `state.usage` reports (and a story reset sets back to zero).
+    USAGE_FIELDS = (
+        "ai_turns",
+        "context_tokens",
+        "context_window",
+        "input_tokens",
+        "output_tokens",
+        "cache_hit_tokens",
+        "cache_miss_tokens",
+    )
+
     class Meta:
         verbose_name_plural = "stories"
 

@@ -98,14 +98,7 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
         if story.clock_minutes is not None:
             frame["clock"] = {"time": story.clock_text()}
         if story.ai_turns:
-            frame["usage"] = {
-                "context_tokens": story.context_tokens,
-                "context_window": story.context_window,
-                "input_tokens": story.input_tokens,
-                "output_tokens": story.output_tokens,
-                "cache_hit_tokens": story.cache_hit_tokens,
-                "cache_miss_tokens": story.cache_miss_tokens,
-            }
+            frame["usage"] = {name: getattr(story, name) for name in Story.USAGE_FIELDS if name != "ai_turns"}
     pregens = [{"name": c.name, "claimed_by": c.owner} for c in room.characters if c.pregen]
     if pregens:
         frame["pregens"] = pregens

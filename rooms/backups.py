@@ -285,18 +285,7 @@ def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
     return RoomCounts(keys=keys, store_rows=rows, media_files=files)
 
 
-_USAGE_ZERO = {
-    name: 0
-    for name in (
-        "ai_turns",
-        "context_tokens",
-        "context_window",
-        "input_tokens",
-        "output_tokens",
-        "cache_hit_tokens",
-        "cache_miss_tokens",
-    )
-}
+_USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
 
 
 def room_reset(room: Room, scope: str) -> RoomCounts:

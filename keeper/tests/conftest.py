@@ -71,11 +71,3 @@ def ai_server(llm, tmp_path_factory: pytest.TempPathFactory):
     yield process
     process.stop()
     destroy_env(env)
-
-
-@pytest.fixture
-def room() -> str:
-    """A room name no other test uses."""
-    import secrets
-
-    return f"room-{secrets.token_hex(4)}"

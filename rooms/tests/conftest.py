@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,23 +27,11 @@ def server(server_env: ServerEnv) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture
-def room() -> str:
-    """A room name no other test uses."""
-    return f"room-{secrets.token_hex(4)}"
-
-
-@pytest.fixture
 def fresh_env(tmp_path: Path) -> Iterator[ServerEnv]:
     """An environment of its own, for tests that start, stop or kill servers."""
     env = create_env(tmp_path / "table", hosted=hosted_profile())
     yield env
     destroy_env(env)
-
-
-@pytest.fixture(params=["ws", "iroh"])
-def carrier(request: pytest.FixtureRequest) -> str:
-    """Run the test over each carrier."""
-    return request.param
 
 
 @pytest.fixture(scope="module")
