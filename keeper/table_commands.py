@@ -88,10 +88,13 @@ def save(arguments: str, caller: Caller) -> CommandReply:
     room = Room.objects.get(pk=caller.room_id)
     try:
         if word.lower() == "load":
-            path = backups.backup_path(name.strip(), room.name)
-            if not path.exists():
+            try:
+                path = backups.backup_file(backups.backup_of(room.pk, name.strip()))
+            except backups.BackupError as missing:
+                if missing.code != "not_found":
+                    raise
                 return CommandReply(
-                    caller.say("No checkpoint called {n}.", "没有名为 {n} 的存档。", n=path.name)
+                    caller.say("No checkpoint called {n}.", "没有名为 {n} 的存档。", n=name.strip())
                 )
             backups.room_import(path, room.name)
             return CommandReply(
@@ -99,7 +102,7 @@ def save(arguments: str, caller: Caller) -> CommandReply:
                 private=False,
                 reset=True,
             )
-        path = backups.backup_path(arguments.strip() or None, room.name)
+        path = backups.new_backup_path(room, arguments.strip() or None)
         backups.room_export(room, path)
     except backups.BackupError as refused:
         return CommandReply(caller.say("Cannot do that: {why}", "无法执行：{why}", why=str(refused)))

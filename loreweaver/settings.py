@@ -235,6 +235,8 @@ TRPG_INPUT_MAX_CHARS = 4000
 # Token buckets for input: per member and per room.
 TRPG_RATE_BURST = env_int("TRPG_RATE__BURST", 5, minimum=1)
 TRPG_RATE_REFILL_SECONDS = env_float("TRPG_RATE__REFILL_SECONDS", 2.0, minimum=0.0)
+# Wrong keys a source (an IP address) may send before its answers start to wait.
+TRPG_RATE_BAD_KEYS_FREE = env_int("TRPG_RATE__BAD_KEYS_FREE", 5, minimum=0)
 # Frames a connection may have waiting to be written before it counts as stalled and
 # is disconnected; the WebSocket carrier also caps the bytes the transport may hold.
 TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)

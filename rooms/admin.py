@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
@@ -16,9 +15,9 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from rooms import backup_media, backups, console, coordination, services
+from rooms import backups, console, coordination, services
 from rooms.forms import KeyChangeForm, KeyMintForm
-from rooms.models import AccessKey, Role, Room, TranscriptEntry
+from rooms.models import AccessKey, Role, Room, RoomBackup, TranscriptEntry
 
 RECENT_LINES = 50
 
@@ -133,17 +132,17 @@ class RoomAdmin(ReadOnlyAdmin):
         own = [
             path("backups/", self.admin_site.admin_view(self.backups_view), name="rooms_room_backups"),
             path(
-                "backups/<str:name>/download/",
+                "backups/<int:backup_id>/download/",
                 self.admin_site.admin_view(self.backup_download_view),
                 name="rooms_room_backup_download",
             ),
             path(
-                "backups/<str:name>/restore/",
+                "backups/<int:backup_id>/restore/",
                 self.admin_site.admin_view(self.backup_restore_view),
                 name="rooms_room_backup_restore",
             ),
             path(
-                "backups/<str:name>/delete/",
+                "backups/<int:backup_id>/delete/",
                 self.admin_site.admin_view(self.backup_delete_view),
                 name="rooms_room_backup_delete",
             ),
@@ -159,60 +158,61 @@ class RoomAdmin(ReadOnlyAdmin):
 
     def backups_view(self, request: HttpRequest) -> TemplateResponse:
         return self._page(
-            request, "backups.html", "Backups", files=console.backup_files(), folder=backups.backup_dir()
+            request, "backups.html", "Backups", backups=console.backup_listing(), folder=backups.backup_dir()
         )
 
     @staticmethod
-    def _backup(name: str) -> Path:
+    def _backup(backup_id: int) -> RoomBackup:
         try:
-            return console.backup_file(name)
+            return console.backup_by_id(backup_id)
         except backups.BackupError:
-            raise Http404(f"no backup called {name}") from None
+            raise Http404(f"no backup #{backup_id}") from None
 
-    def backup_download_view(self, request: HttpRequest, name: str) -> FileResponse:
-        backup = self._backup(name)
-        return FileResponse(backup.open("rb"), as_attachment=True, filename=backup.name)
+    def backup_download_view(self, request: HttpRequest, backup_id: int) -> FileResponse:
+        backup = self._backup(backup_id)
+        return FileResponse(backups.backup_file(backup).open("rb"), as_attachment=True, filename=backup.name)
 
-    def backup_restore_view(self, request: HttpRequest, name: str) -> HttpResponse:
-        backup = self._backup(name)
+    def backup_restore_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
+        backup = self._backup(backup_id)
         if request.method != "POST" or request.POST.get("post") != "yes":
             try:
-                original = json.loads(backup.read_text(encoding="utf-8")).get("room", "?")
+                document = json.loads(backups.backup_file(backup).read_text(encoding="utf-8"))
+                original = document.get("room", "?")
             except (OSError, ValueError, AttributeError):
                 original = "?"
             return self._page(
                 request,
                 "backup_confirm.html",
-                f"Restore {name}?",
-                question=f"Restore {name}? The story of the room it goes into is replaced.",
+                f"Restore {backup.name}?",
+                question=f"Restore {backup.name}? The story of the room it goes into is replaced.",
                 verb="restore",
                 restoring=True,
                 original_room=original,
             )
         try:
-            room, counts = console.restore(name, request.POST.get("room", "").strip()[:64])
+            room, counts = console.restore(backup, request.POST.get("room", "").strip()[:64])
         except backups.BackupError as exc:
-            messages.error(request, f"{name} was not restored: {exc}")
+            messages.error(request, f"{backup.name} was not restored: {exc}")
         else:
             messages.success(
                 request,
-                f"{name} restored into room {room.name} ({counts.keys} keys, {counts.store_rows} rows).",
+                f"{backup.name} restored into room {room.name} "
+                f"({counts.keys} keys, {counts.store_rows} rows).",
             )
         return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
-    def backup_delete_view(self, request: HttpRequest, name: str) -> HttpResponse:
-        backup = self._backup(name)
+    def backup_delete_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
+        backup = self._backup(backup_id)
         if request.method != "POST" or request.POST.get("post") != "yes":
             return self._page(
                 request,
                 "backup_confirm.html",
-                f"Delete {name}?",
-                question=f"Delete the backup file {name}? This cannot be undone.",
+                f"Delete {backup.name}?",
+                question=f"Delete the backup file {backup.name}? This cannot be undone.",
                 verb="delete it",
             )
-        backup.unlink()
-        backup_media.archive_path(backup).unlink(missing_ok=True)
-        messages.success(request, f"{name} deleted.")
+        backups.backup_delete(backup)
+        messages.success(request, f"{backup.name} deleted.")
         return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:

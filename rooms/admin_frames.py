@@ -38,7 +38,10 @@ MESSAGES = {
     },
     "bad_request": {"en": "That request is not valid: {detail}", "zh": "请求无效：{detail}"},
     "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
-    "no_backup": {"en": "There is no backup called {name}.", "zh": "没有名为 {name} 的备份。"},
+    "no_backup": {
+        "en": "This room has no backup called {name}.",
+        "zh": "本房间没有名为 {name} 的备份。",
+    },
     "backup_failed": {"en": "The backup operation failed: {detail}", "zh": "备份操作失败：{detail}"},
     "not_configured": {
         "en": "This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND.",
@@ -182,17 +185,23 @@ def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
 def _export_room(frame: inbound.AdminExportRoom, admin: Admin) -> dict:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    path = backups.backup_path(frame.path, admin.room_name)
-    counts = backups.room_export(Room.objects.get(pk=admin.room_id), path)
+    room = Room.objects.get(pk=admin.room_id)
+    path = backups.new_backup_path(room, frame.path)
+    counts = backups.room_export(room, path)
     return _room_op("export", admin.room_name, counts, path=_relative(path))
 
 
 def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict | AdminReply:
     if frame.room not in (None, "", admin.room_name):
         return admin.error("forbidden", "other_room")
-    path = backups.backup_path(frame.path, admin.room_name)
-    if not path.exists():
-        return admin.error("not_found", "no_backup", name=path.name)
+    try:
+        # Only this room's backups exist for its keeper; restoring another room's
+        # backup here is the operator's to do, in the console.
+        path = backups.backup_file(backups.backup_of(admin.room_id, frame.path))
+    except backups.BackupError as exc:
+        if exc.code != "not_found":
+            raise
+        return admin.error("not_found", "no_backup", name=frame.path)
     _room, counts = backups.room_import(path, admin.room_name)
     return AdminReply(_room_op("import", admin.room_name, counts, path=_relative(path)), reset=True)
 
@@ -200,8 +209,9 @@ def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict | AdminRe
 def _delete_room_data(frame: inbound.AdminDeleteRoomData, admin: Admin) -> dict | AdminReply:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    path = backups.backup_path(frame.path, admin.room_name) if frame.backup is not False else None
-    counts = backups.room_delete_data(Room.objects.get(pk=admin.room_id), backup=path)
+    room = Room.objects.get(pk=admin.room_id)
+    path = backups.new_backup_path(room, frame.path) if frame.backup is not False else None
+    counts = backups.room_delete_data(room, backup=path)
     reply = _room_op("delete", admin.room_name, counts, path=_relative(path) if path else None)
     return AdminReply(reply, reset=True)
 

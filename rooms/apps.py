@@ -6,3 +6,8 @@ class RoomsConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"
+
+    def ready(self) -> None:
+        from rooms import revocation
+
+        revocation.connect()

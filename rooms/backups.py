@@ -1,12 +1,19 @@
-"""Room backups: one versioned JSON document per room, written atomically under
-`<data_dir>/room_backups/`, restorable on this or a fresh server (DECISIONS "Keys and
-admin"). Keys travel as digests, never as keys; media arrives with issue 5.
+"""Room backups: one versioned JSON document per room, written atomically, restorable
+on this or a fresh server (DECISIONS "Keys and admin"). Keys travel as digests, never
+as keys; media travels in a companion archive beside the document.
+
+Each room's backups live in a folder of their own under `<data_dir>/room_backups/`,
+and the database index (`RoomBackup`) says whose each file is: a keeper names a
+backup by its file name and reaches only their own room's; the operator console sees
+every file, and only the operator restores one room's backup into another room.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
+import logging
 import os
 import re
 import zipfile
@@ -20,8 +27,10 @@ from django.db import transaction
 from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
 from media_store.models import MediaItem
 from rooms import backup_media
-from rooms.models import AccessKey, Room, TranscriptEntry, TurnEvent
+from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
+
+log = logging.getLogger(__name__)
 
 FORMAT = "loreweaver-django-room"
 VERSION = 1
@@ -65,19 +74,108 @@ def backup_dir() -> Path:
     return folder
 
 
-def backup_path(name: str | None, room: str) -> Path:
-    """The file for `name` inside the backups folder, or a fresh dated name.
+def room_folder(room: Room) -> Path:
+    """The folder of one room's backups (created on first use)."""
+    slug = re.sub(r"[^A-Za-z0-9_-]", "_", room.name)[:40] or "room"
+    folder = backup_dir() / f"{room.pk}-{slug}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
-    A client-supplied name is a bare file name: an absolute path, a separator or `..`
-    is refused, so nothing is ever read or written outside the folder.
-    """
-    if not name:
-        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-        safe_room = re.sub(r"[^A-Za-z0-9_-]", "_", room)[:40] or "room"
-        return backup_dir() / f"{safe_room}-{stamp}.json"
+
+def _file_name(name: str) -> str:
+    """A client-supplied backup name as a bare file name: an absolute path, a separator
+    or `..` is refused, so nothing is ever read or written outside a room's folder."""
     if not _SAFE_NAME.match(name) or ".." in name:
-        raise BackupError("bad_request", "a backup path is a plain file name inside room_backups/")
-    return backup_dir() / (name if name.endswith(".json") else name + ".json")
+        raise BackupError("bad_request", "a backup name is a plain file name (letters, digits, . _ -)")
+    return name if name.endswith(".json") else name + ".json"
+
+
+def new_backup_path(room: Room, name: str | None = None) -> Path:
+    """Where a new backup of `room` goes: the file `name` (refused if the room already
+    has a backup called that), or a fresh dated name."""
+    folder = room_folder(room)
+    if name:
+        path = folder / _file_name(name)
+        if path.exists():
+            raise BackupError(
+                "bad_request", f"this room already has a backup called {path.name}; choose another name"
+            )
+        return path
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    stem = f"{folder.name.split('-', 1)[1]}-{stamp}"
+    path, copy = folder / f"{stem}.json", 1
+    while path.exists():
+        copy += 1
+        path = folder / f"{stem}-{copy}.json"
+    return path
+
+
+def backup_of(room_id: int, name: str) -> RoomBackup:
+    """The backup of this room called `name`; `not_found` for any other room's (the
+    names of other rooms' backups do not exist for a keeper)."""
+    file_name = _file_name(name)
+    found = RoomBackup.objects.filter(room_id=room_id, path__endswith="/" + file_name).first()
+    if found is None and adopt_loose_files():  # a file the operator just copied in
+        found = RoomBackup.objects.filter(room_id=room_id, path__endswith="/" + file_name).first()
+    if found is None or not backup_file(found).is_file():
+        raise BackupError("not_found", f"this room has no backup called {file_name}")
+    return found
+
+
+def backup_file(backup: RoomBackup) -> Path:
+    """Where an indexed backup's document is on disk."""
+    return backup_dir() / backup.path
+
+
+def _index(path: Path, room: Room | None) -> RoomBackup:
+    relative = path.relative_to(backup_dir()).as_posix()
+    backup, _ = RoomBackup.objects.update_or_create(
+        path=relative,
+        defaults={"room": room, "room_name": room.name if room else "", "size": path.stat().st_size},
+    )
+    return backup
+
+
+def backup_delete(backup: RoomBackup) -> None:
+    """Delete a backup's files and its index row."""
+    path = backup_file(backup)
+    path.unlink(missing_ok=True)
+    backup_media.archive_path(path).unlink(missing_ok=True)
+    backup.delete()
+
+
+def adopt_loose_files() -> int:
+    """Index the backup files the index does not know yet (written by an earlier
+    version into the shared folder, or copied in by the operator). A file that names
+    a room of this server goes into that room's folder and is its room's; any other
+    stays where it is, the operator's alone. Returns how many were adopted."""
+    root = backup_dir()
+    known = set(RoomBackup.objects.values_list("path", flat=True))
+    adopted = 0
+    for path in sorted(root.rglob("*.json")):
+        if path.relative_to(root).as_posix() in known or path.name.startswith("."):
+            continue
+        try:
+            named = json.loads(path.read_text(encoding="utf-8")).get("room")
+        except (OSError, ValueError, AttributeError):
+            log.warning("backup %s is not readable; left out of the index", path.name)
+            continue
+        room = Room.objects.filter(name=named).first() if isinstance(named, str) else None
+        if room is not None and path.parent in (root, room_folder(room)):
+            target = room_folder(room) / path.name
+            if target != path and not target.exists():
+                archive = backup_media.archive_path(path)
+                if archive.exists():
+                    archive.replace(backup_media.archive_path(target))
+                path.replace(target)
+                path = target
+            if path.parent != room_folder(room):
+                room = None  # a name clash in the room's folder: the operator sorts it out
+        else:
+            room = None
+        _index(path, room)
+        adopted += 1
+    return adopted
 
 
 def _document(room: Room) -> dict:
@@ -163,8 +261,9 @@ def _story_fields(room: Room) -> dict:
 
 
 def room_export(room: Room, path: Path) -> RoomCounts:
-    """Write the room's backup to `path` atomically (temporary files, then renames):
-    the media archive first, the document that names it last."""
+    """Write the room's backup to `path` (inside the backups folder) atomically
+    (temporary files, then renames: the media archive first, the document that names
+    it last) and index it as the room's."""
     document = _document(room)
     temporaries = [path.with_name(f".{path.name}.tmp")]
     try:
@@ -182,8 +281,10 @@ def room_export(room: Room, path: Path) -> RoomCounts:
         temporaries[0].replace(path)
     except BaseException:
         for temporary in temporaries:
-            temporary.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # each one, even if another cannot go
+                temporary.unlink(missing_ok=True)
         raise
+    _index(path, room)
     rows = sum(len(document[part]) for part in ROW_PARTS)
     return RoomCounts(keys=len(document["keys"]), store_rows=rows, media_files=len(document["media"]))
 

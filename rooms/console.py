@@ -2,47 +2,33 @@
 
 The admin's actions and pages call these; they use the same backup code as the
 keepers' admin frames, and tell a room's connected members when its story was reset
-or replaced (`state{reset:true}`).
+or replaced (`state{reset:true}`). The console sees every room's backups.
 """
 
 from __future__ import annotations
 
-import datetime
-from dataclasses import dataclass
 from pathlib import Path
 
 from asgiref.sync import async_to_sync
 
 from rooms import backups, hub
-from rooms.models import Room
+from rooms.models import Room, RoomBackup
 
 
-@dataclass(frozen=True)
-class BackupFile:
-    """One file of the backups folder, as the console lists it."""
-
-    name: str
-    size: int
-    modified: datetime.datetime
-
-
-def backup_files() -> list[BackupFile]:
-    """Every backup in the folder, newest first."""
-    files = []
-    for path in backups.backup_dir().glob("*.json"):
-        stat = path.stat()
-        modified = datetime.datetime.fromtimestamp(stat.st_mtime, tz=datetime.UTC)
-        files.append(BackupFile(path.name, stat.st_size, modified))
-    return sorted(files, key=lambda f: (f.modified, f.name), reverse=True)
+def backup_listing() -> list[RoomBackup]:
+    """Every backup of every room (and any file the server cannot place), newest
+    first; files the index did not know yet are adopted first."""
+    backups.adopt_loose_files()
+    indexed = RoomBackup.objects.select_related("room")
+    return [backup for backup in indexed if backups.backup_file(backup).is_file()]
 
 
-def backup_file(name: str) -> Path:
-    """An existing backup by its file name; `BackupError` for anything else (a path,
-    `..`, a missing file)."""
-    path = backups.backup_path(name, "")
-    if path.name != name or not path.is_file():
-        raise backups.BackupError("not_found", f"no backup called {name}")
-    return path
+def backup_by_id(backup_id: int) -> RoomBackup:
+    """An indexed backup whose file exists; `BackupError('not_found')` otherwise."""
+    backup = RoomBackup.objects.select_related("room").filter(pk=backup_id).first()
+    if backup is None or not backups.backup_file(backup).is_file():
+        raise backups.BackupError("not_found", f"no backup #{backup_id}")
+    return backup
 
 
 def tell_room_it_was_reset(room: Room) -> None:
@@ -52,7 +38,7 @@ def tell_room_it_was_reset(room: Room) -> None:
 
 def export(room: Room) -> tuple[Path, backups.RoomCounts]:
     """Write a dated backup of the room."""
-    path = backups.backup_path(None, room.name)
+    path = backups.new_backup_path(room)
     return path, backups.room_export(room, path)
 
 
@@ -65,14 +51,15 @@ def reset(room: Room, scope: str) -> backups.RoomCounts:
 
 def delete_data(room: Room) -> tuple[Path, backups.RoomCounts]:
     """Back the room up, then delete its keys and story (only once the backup exists)."""
-    path = backups.backup_path(None, room.name)
+    path = backups.new_backup_path(room)
     counts = backups.room_delete_data(room, backup=path)
     tell_room_it_was_reset(room)
     return path, counts
 
 
-def restore(name: str, room_name: str) -> tuple[Room, backups.RoomCounts]:
-    """Restore a backup file, into `room_name` when given (all or nothing)."""
-    room, counts = backups.room_import(backup_file(name), room_name or None)
+def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCounts]:
+    """Restore a backup, into `room_name` when given (any room: the operator may
+    restore one room's backup into another), all or nothing."""
+    room, counts = backups.room_import(backups.backup_file(backup), room_name or None)
     tell_room_it_was_reset(room)
     return room, counts

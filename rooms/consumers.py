@@ -11,12 +11,22 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from rooms.session import SessionCore
 
+# The message that tells our daphne protocol (`rooms.server`) a join was accepted, so
+# it lifts the pre-join message cap. daphne's own protocol ignores unknown replies.
+ADMITTED = {"type": "websocket.loreweaver.admitted"}
+
 
 class TableConsumer(AsyncWebsocketConsumer):
     """A loreweaver client connected over WebSocket at `/`."""
 
     label = "ws"
     channel_layer_alias = "__session_listens_itself__"
+
+    @property
+    def peer(self) -> str:
+        """The client's address (the proxy's, behind a proxy that daphne does not trust)."""
+        client = self.scope.get("client")
+        return str(client[0]) if client else "unknown"
 
     async def connect(self) -> None:
         """Accept, then let the session run the handshake (cap, join deadline)."""
@@ -36,6 +46,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         session = getattr(self, "session", None)
         if session is not None:
             await session.closed()
+
+    async def admitted(self) -> None:
+        """Lift the pre-join message cap (media messages may now carry whole files)."""
+        await self.base_send(ADMITTED)
 
     async def send_text(self, text: str) -> None:
         """Write one control frame."""

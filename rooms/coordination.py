@@ -29,16 +29,38 @@ log = logging.getLogger(__name__)
 # This process's identity in the shared registries; its heartbeat key proves it alive,
 # so entries left behind by a killed process stop counting once the key expires.
 PROCESS_ID = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-PROCESS_TTL = 15
-PROCESS_HEARTBEAT_SECONDS = 5
+PROCESS_TTL = 4
+PROCESS_HEARTBEAT_SECONDS = 1
 
 MUTEX_TTL = 5
 TURN_LEASE_TTL = 15
-# A ticket at the head of the queue must claim its turn within this many seconds,
-# else it belongs to a process that died and the queue moves on.
+# A ticket at the head of the queue whose process is alive must claim its turn within
+# this many seconds, else the queue moves on (its waiter is gone).
 TURN_CLAIM_GRACE = 10.0
+# A ticket at the head of the queue that nobody owns (the store lost its data since it
+# was drawn) is skipped after this long; owners are recorded right after the draw.
+TURN_OWNER_GRACE = 2.0
+# How long a drawn ticket's owner is remembered (a wait in the queue is far shorter).
+TURN_OWNER_TTL = 3600
+GAVE_UP = "gave-up"
 # The longest a waiter on another process sleeps between two looks at the queue.
 TURN_POLL_MAX = 0.02
+
+# Wrong keys from one source (an IP address, an Iroh endpoint): the first
+# TRPG_RATE__BAD_KEYS_FREE are answered at once (typos), then each waits twice as long
+# as the one before, up to a cap; a source is forgiven once it has sent no wrong key
+# for the window.
+BAD_KEY_FIRST_DELAY = 0.5
+BAD_KEY_MAX_DELAY = 8.0
+BAD_KEY_WINDOW = 600
+
+
+def bad_key_delay(failures: int) -> float:
+    """How long the answer to a source's `failures`-th wrong key waits."""
+    free = settings.TRPG_RATE_BAD_KEYS_FREE
+    if failures <= free:
+        return 0.0
+    return min(BAD_KEY_FIRST_DELAY * 2 ** (failures - free - 1), BAD_KEY_MAX_DELAY)
 
 
 class _Store:
@@ -49,7 +71,7 @@ class _Store:
     async def set(self, key: str, value: Any, ttl: int | None) -> None: ...
     async def add(self, key: str, value: Any, ttl: int | None) -> bool: ...
     async def delete(self, key: str) -> None: ...
-    async def incr(self, key: str) -> int: ...
+    async def incr(self, key: str, ttl: int | None = None) -> int: ...
 
 
 class _LocalStore(_Store):
@@ -70,9 +92,12 @@ class _LocalStore(_Store):
     async def delete(self, key: str) -> None:
         cache.delete(key)
 
-    async def incr(self, key: str) -> int:
-        cache.add(key, 0, None)
-        return cache.incr(key)
+    async def incr(self, key: str, ttl: int | None = None) -> int:
+        cache.add(key, 0, ttl)
+        value = cache.incr(key)
+        if ttl is not None:
+            cache.touch(key, ttl)
+        return value
 
 
 class _RedisStore(_Store):
@@ -112,8 +137,12 @@ class _RedisStore(_Store):
     async def delete(self, key: str) -> None:
         await self._client().delete(self._prefix + key)
 
-    async def incr(self, key: str) -> int:
-        return int(await self._client().incr(self._prefix + key))
+    async def incr(self, key: str, ttl: int | None = None) -> int:
+        if ttl is None:
+            return int(await self._client().incr(self._prefix + key))
+        async with self._client().pipeline(transaction=True) as pipe:
+            value, _ = await pipe.incr(self._prefix + key).expire(self._prefix + key, ttl).execute()
+        return int(value)
 
     async def close(self) -> None:
         for client in self._clients.values():
@@ -193,18 +222,22 @@ class Coordination:
         """Mark this process alive for PROCESS_TTL seconds."""
         await self.store.set(f"proc:{PROCESS_ID}", time.time(), PROCESS_TTL)
 
-    async def run_process_heartbeat(self) -> None:
-        """Keep this process's liveness key fresh until cancelled."""
-        while True:
-            try:
-                await self.process_heartbeat()
-            except Exception:  # a Redis blip must not end the loop
-                log.exception("process heartbeat failed")
-            await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
-
     async def _live_processes(self, process_ids: set[str]) -> set[str]:
         found = await self.store.get_many([f"proc:{p}" for p in process_ids])
         return {key.split(":", 1)[1] for key in found}
+
+    async def _alive(self, process_id: str) -> bool:
+        return await self.store.get(f"proc:{process_id}") is not None
+
+    async def store_epoch(self) -> str:
+        """An id of the store's current life. It changes when the store lost its data
+        (a Redis restarted without persistence): then every process must put back what
+        it holds there (`rooms.hub.Upkeep`)."""
+        epoch = await self.store.get("epoch")
+        if epoch is None:
+            await self.store.add("epoch", uuid.uuid4().hex, None)
+            epoch = await self.store.get("epoch")
+        return epoch
 
     # --- presence -------------------------------------------------------------------------
 
@@ -226,6 +259,34 @@ class Coordination:
             entries = {c: e for c, e in entries.items() if e[3] in alive}
             await self.store.set(key, entries, None)
 
+    async def presence_sync(self, room_id: int, mine: Callable[[], dict[str, Member]]) -> bool:
+        """Make this process's entries in the room exactly `mine()` (connection id ->
+        member) and drop the entries of dead processes. Returns whether anything
+        changed (then the room's members should hear of it).
+
+        Puts presence back after the store lost it, takes out what a failed teardown
+        left, and ends a killed process's ghosts. A plain read when all is well.
+        `mine` is asked again under the mutex, so a join meanwhile is not undone.
+        """
+        key = f"presence:{room_id}"
+
+        async def fixed() -> tuple[dict, dict]:
+            entries = await self.store.get(key) or {}
+            alive = await self._live_processes({e[3] for e in entries.values()}) | {PROCESS_ID}
+            kept = {c: e for c, e in entries.items() if e[3] != PROCESS_ID and e[3] in alive}
+            kept.update({c: [m.member_id, m.name, m.role, PROCESS_ID] for c, m in mine().items()})
+            return entries, kept
+
+        entries, wanted = await fixed()
+        if wanted == entries:
+            return False
+        async with self.mutex(key):
+            entries, wanted = await fixed()
+            if wanted == entries:
+                return False
+            await self.store.set(key, wanted, None)
+            return True
+
     async def _live_entries(self, room_id: int) -> list[list]:
         entries = await self.store.get(f"presence:{room_id}") or {}
         alive = await self._live_processes({e[3] for e in entries.values()})
@@ -237,6 +298,14 @@ class Coordination:
         for member_id, name, role, _process in await self._live_entries(room_id):
             members.setdefault(member_id, Member(member_id, name, role))
         return sorted(members.values(), key=lambda m: (m.name.casefold(), m.member_id))
+
+    # --- wrong keys ---------------------------------------------------------------------
+
+    async def join_refused(self, source: str) -> float:
+        """Count a wrong key from `source` (shared by every process) and return how many
+        seconds its answer must wait. Only failures count, so a member with the right
+        key is never slowed by others guessing from the same address."""
+        return bad_key_delay(await self.store.incr(f"badkey:{source}", ttl=BAD_KEY_WINDOW))
 
     # --- rate limits ----------------------------------------------------------------------
 
@@ -276,13 +345,27 @@ class Coordination:
     async def _serve_next(self, room_id: int, ticket: int) -> None:
         await self.store.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
 
-    async def _holder_dead(self, room_id: int, serving: dict) -> bool:
-        """Whether the ticket being served belongs to nobody alive (it has had its grace
-        to claim the turn, and holds no live lease)."""
-        if time.time() - serving["since"] <= TURN_CLAIM_GRACE:
-            return False
+    async def _ticket_dead(self, room_id: int, serving: dict) -> bool:
+        """Whether the ticket being served will never run or never finish: its process
+        died (or its lease lapsed), its waiter gave up, or nobody owns it because the
+        store lost its data after it was drawn."""
+        ticket, waited = serving["ticket"], time.time() - serving["since"]
         lease = await self.store.get(f"turn:{room_id}:lease")
-        return lease is None or lease.get("ticket") != serving["ticket"]
+        if lease is not None and lease.get("ticket") == ticket:
+            return not await self._alive(lease.get("process", ""))
+        owner = await self.store.get(f"turn:{room_id}:owner:{ticket}")
+        if owner == GAVE_UP:
+            return True
+        if owner is None:
+            return waited > TURN_OWNER_GRACE
+        if not await self._alive(owner):
+            return True
+        return waited > TURN_CLAIM_GRACE
+
+    async def _draw_ticket(self, room_id: int) -> int:
+        ticket = await self.store.incr(f"turn:{room_id}:next")
+        await self.store.set(f"turn:{room_id}:owner:{ticket}", PROCESS_ID, TURN_OWNER_TTL)
+        return ticket
 
     @asynccontextmanager
     async def room_turn(
@@ -290,45 +373,30 @@ class Coordination:
     ) -> AsyncIterator[None]:
         """Run the body as the room's only turn, across every process, in arrival order.
 
-        Tickets are served FIFO. The holder keeps a lease alive while it runs; a holder
-        (or a queued ticket) whose process died is skipped once its lease or claim grace
-        runs out, so a crash never wedges the table. `on_queued` is awaited once if this
-        turn had to wait behind another. Waiting is a plain read of the queue; the
-        room's mutex is taken only to claim the turn or to skip a dead one.
+        Tickets are served FIFO. Each ticket names the process that drew it, and the
+        holder keeps a lease alive while it runs; a ticket whose process died is
+        skipped as soon as the process's heartbeat lapses (PROCESS_TTL), so a killed
+        server never wedges a table. `on_queued` is awaited once if this turn had to
+        wait behind another. Waiting is a plain read of the queue; the room's mutex is
+        taken only to claim the turn or to skip a dead one. Releasing never raises:
+        the body's outcome (a committed line) must not be reported as a failure
+        because the store was unreachable at the end.
         """
-        ticket = await self.store.incr(f"turn:{room_id}:next")
         lease_key = f"turn:{room_id}:lease"
-        notified = False
-        delay = 0.002
-        while True:
-            serving = await self._serving(room_id)
-            if serving["ticket"] > ticket:
-                # Skipped as dead (this process stalled past the grace): queue again.
-                ticket = await self.store.incr(f"turn:{room_id}:next")
-                continue
-            if serving["ticket"] == ticket or await self._holder_dead(room_id, serving):
-                async with self.mutex(f"turn:{room_id}"):
-                    serving = await self._serving(room_id)
-                    if serving["ticket"] == ticket:
-                        lease = {"ticket": ticket, "actor": actor}
-                        await self.store.set(lease_key, lease, TURN_LEASE_TTL)
-                        break
-                    if serving["ticket"] < ticket and await self._holder_dead(room_id, serving):
-                        log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
-                        await self._serve_next(room_id, serving["ticket"])
-                        continue
-            if not notified and on_queued is not None:
-                notified = True
-                await on_queued()
-            ended = self._turn_ended_event(room_id)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ended.wait(), delay)
-            delay = min(delay * 2, TURN_POLL_MAX)
+        ticket = await self._draw_ticket(room_id)
+        try:
+            lease = await self._wait_for_turn(room_id, ticket, actor, on_queued)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.store.set(f"turn:{room_id}:owner:{ticket}", GAVE_UP, 60))
+            raise
+        ticket = lease["ticket"]
 
         async def keep_lease() -> None:
             while True:
                 await asyncio.sleep(TURN_LEASE_TTL / 3)
-                await self.store.set(lease_key, lease, TURN_LEASE_TTL)
+                with contextlib.suppress(Exception):  # a store blip: the next renewal retries
+                    await self.store.set(lease_key, lease, TURN_LEASE_TTL)
 
         self._held_leases[room_id] = lease
         renewing = asyncio.create_task(keep_lease())
@@ -337,13 +405,53 @@ class Coordination:
         finally:
             renewing.cancel()
             self._held_leases.pop(room_id, None)
-            async with self.mutex(f"turn:{room_id}"):
-                if (await self._serving(room_id))["ticket"] == ticket:
-                    await self._serve_next(room_id, ticket)
-                lease = await self.store.get(lease_key)
-                if lease is not None and lease.get("ticket") == ticket:
-                    await self.store.delete(lease_key)
+            try:
+                async with self.mutex(f"turn:{room_id}"):
+                    if (await self._serving(room_id))["ticket"] == ticket:
+                        await self._serve_next(room_id, ticket)
+                    lease_now = await self.store.get(lease_key)
+                    if lease_now is not None and lease_now.get("ticket") == ticket:
+                        await self.store.delete(lease_key)
+                    await self.store.delete(f"turn:{room_id}:owner:{ticket}")
+            except Exception as exc:
+                # The lease lapses and the queue moves on by itself once the store is back.
+                log.warning("turn queue room=%s could not release ticket %s: %r", room_id, ticket, exc)
             self._announce_turn_ended(room_id)
+
+    async def _wait_for_turn(
+        self, room_id: int, ticket: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None
+    ) -> dict:
+        """Wait until `ticket` (or the ticket it is re-drawn as) is served; claim it."""
+        notified = False
+        delay = 0.002
+        while True:
+            serving = await self._serving(room_id)
+            if serving["ticket"] > ticket:
+                # Skipped as dead (this process stalled past the grace): queue again.
+                ticket = await self._draw_ticket(room_id)
+                continue
+            if serving["ticket"] == ticket or await self._ticket_dead(room_id, serving):
+                async with self.mutex(f"turn:{room_id}"):
+                    serving = await self._serving(room_id)
+                    if serving["ticket"] == ticket:
+                        lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
+                        await self.store.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
+                        return lease
+                    if serving["ticket"] < ticket and await self._ticket_dead(room_id, serving):
+                        log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
+                        await self._serve_next(room_id, serving["ticket"])
+                        continue
+            if await self.store.get(f"turn:{room_id}:owner:{ticket}") is None:
+                # The store lost its data since this ticket was drawn: draw again.
+                ticket = await self._draw_ticket(room_id)
+                continue
+            if not notified and on_queued is not None:
+                notified = True
+                await on_queued()
+            ended = self._turn_ended_event(room_id)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), delay)
+            delay = min(delay * 2, TURN_POLL_MAX)
 
     async def mark_busy(self, room_id: int) -> None:
         """Mark the turn this process holds in the room as a Keeper turn, so members

@@ -21,7 +21,7 @@ import iroh
 from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
 
 from rooms import media_channel, self_update
-from rooms.session import SessionCore
+from rooms.session import PRE_JOIN_LIMIT, SessionCore
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,19 @@ class _MediaStream:
         await self._send.finish()
 
 
+def _peer_of(connection: iroh.Connection) -> str:
+    """The IP address the connection comes from, or its endpoint id when it comes
+    through a relay (wrong keys are throttled per peer)."""
+    try:
+        for path in connection.paths():
+            if path.is_selected and path.is_ip:
+                host, _, _port = path.remote_addr.rpartition(":")
+                return host.strip("[]") or path.remote_addr
+        return f"iroh:{connection.remote_id()}"
+    except IrohError:
+        return "iroh:unknown"
+
+
 class IrohConnection:
     """One client connection: the control stream plus its media streams."""
 
@@ -111,6 +124,9 @@ class IrohConnection:
         self._send: iroh.SendStream | None = None
         self._closed = False
         self._media_tasks: set[asyncio.Task] = set()
+        # Until the join is accepted, a line longer than the pre-join cap is refused.
+        self._lines = LineReader(PRE_JOIN_LIMIT)
+        self.peer = _peer_of(connection)
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.create_task(coroutine)
@@ -132,13 +148,15 @@ class IrohConnection:
             await self._read_control(control.recv())
         finally:
             media.cancel()
+            for task in list(self._media_tasks):
+                task.cancel()
             await self.session.closed()
             if not self._closed:
                 self._closed = True
                 self.connection.close(0, b"")
 
     async def _read_control(self, recv: iroh.RecvStream) -> None:
-        lines = LineReader()
+        lines = self._lines
         while not self._closed:
             try:
                 chunk = await recv.read(READ_CHUNK)
@@ -148,7 +166,7 @@ class IrohConnection:
                 return
             for line in lines.feed(chunk):
                 if line is None:
-                    await self.session.reject_frame(f"a line is longer than {LINE_LIMIT} bytes")
+                    await self.session.reject_frame(f"a line is longer than {lines.limit} bytes")
                 elif line.strip():
                     try:
                         text = line.decode("utf-8")
@@ -185,6 +203,10 @@ class IrohConnection:
             return
 
     # --- Carrier ---------------------------------------------------------------------------
+
+    async def admitted(self) -> None:
+        """The join was accepted: control lines may now be as long as any frame."""
+        self._lines.limit = LINE_LIMIT
 
     async def send_text(self, text: str) -> None:
         """Write one control frame as a line."""

@@ -140,3 +140,31 @@ class TurnEvent(models.Model):
         if self.audience == Audience.EVERYONE:
             return True
         return is_keeper or (bool(self.member_id) and self.member_id == member_id)
+
+
+class RoomBackup(models.Model):
+    """A backup file of a room, under `<data dir>/room_backups/`.
+
+    Each room's backups are in a folder of their own, and this index says which
+    room a file belongs to: a keeper reaches only their own room's backups by name;
+    the operator console sees them all. `room` is empty for a file the server found
+    but cannot place (it names no room this server has): only the operator can
+    restore it.
+    """
+
+    room = models.ForeignKey(Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="backups")
+    room_name = models.CharField(max_length=64, blank=True)
+    path = models.CharField(max_length=255, unique=True)
+    size = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.path
+
+    @property
+    def name(self) -> str:
+        """The file name, which a keeper uses to name it (unique within its room)."""
+        return self.path.rsplit("/", 1)[-1]

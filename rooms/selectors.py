@@ -15,21 +15,21 @@ from rooms.models import Room, TranscriptEntry, TurnEvent
 class Replay:
     """The frames a joining member is shown, and the rows they came from.
 
-    `entry_ids`, `event_ids` and `media_ids` let the session drop a live copy of a row
-    that the replay already showed (a line committed while the replay was being read).
+    `rows[i]` names the stored row (`("entry" | "event" | "media", id)`) that
+    `frames[i]` shows, or None for a frame that is no row (`audio_state`,
+    `media_enabled`): a session uses them never to show one row twice (a line
+    committed while the replay was being read, or a catch-up after an outage).
     After the story come the room's media and audio library, then `media_enabled`
     when uploads are off (DECISIONS "Join order").
     """
 
     frames: list[dict] = field(default_factory=list)
-    entry_ids: set[int] = field(default_factory=set)
-    event_ids: set[int] = field(default_factory=set)
-    media_ids: set[int] = field(default_factory=set)
+    rows: list[tuple[str, int] | None] = field(default_factory=list)
 
-    def shows(self, table: str, row_id: int) -> bool:
-        """Whether the replay already showed this row."""
-        ids = {"entry": self.entry_ids, "event": self.event_ids, "media": self.media_ids}.get(table, set())
-        return row_id in ids
+    def add(self, frame: dict, row: tuple[str, int] | None = None) -> None:
+        """Append one frame (and the row it shows)."""
+        self.frames.append(frame)
+        self.rows.append(row)
 
 
 def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None = None) -> Replay:
@@ -58,20 +58,17 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
     def add_events(anchor_id: int | None) -> None:
         for event in by_anchor.get(anchor_id, []):
             if event.visible_to(member_id=member_id, is_keeper=is_keeper):
-                replay.frames.append(event.frame)
-                replay.event_ids.add(event.id)
+                replay.add(event.frame, ("event", event.id))
 
     add_events(None)
     for entry in entries:
-        replay.frames.append(entry.as_frame())
-        replay.entry_ids.add(entry.id)
+        replay.add(entry.as_frame(), ("entry", entry.id))
         add_events(entry.id)
     for item in MediaItem.objects.filter(room=room).order_by("id"):
-        replay.frames.append(item.as_frame())
-        replay.media_ids.add(item.id)
+        replay.add(item.as_frame(), ("media", item.id))
     layers = list(AudioLayer.objects.filter(room=room).order_by("layer"))
     if layers:
-        replay.frames.append({"type": "audio_state", "layers": [layer.as_entry() for layer in layers]})
+        replay.add({"type": "audio_state", "layers": [layer.as_entry() for layer in layers]})
     if not uploads_enabled(room.pk):
-        replay.frames.append({"type": "media_enabled", "enabled": False})
+        replay.add({"type": "media_enabled", "enabled": False})
     return replay

@@ -2,15 +2,16 @@
 
 Both share one process and one event loop: daphne runs Twisted's asyncio reactor, so
 the Iroh accept loop, the WebSocket consumers and the channel layer all live on the
-same asyncio loop. The WebSocket protocol is daphne's, plus one guard: a client that
-stops reading is disconnected once the bytes waiting for it pass a bound, instead of
-the server buffering for it without end.
+same asyncio loop. The WebSocket protocol is daphne's, plus guards on what a client
+can make the server hold (`BoundedWebSocketProtocol`), and a connection that never
+sends a request is closed after the join timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 from daphne.endpoints import build_endpoint_description_strings
@@ -21,7 +22,10 @@ from twisted.internet import defer, reactor
 from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
-from rooms import coordination, self_update
+from rooms import hub, self_update
+from rooms.consumers import ADMITTED
+from rooms.protocol.messages import error_message
+from rooms.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, encode
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +50,26 @@ class _Congestion:
 
 
 class BoundedWebSocketProtocol(WebSocketProtocol):
-    """daphne's WebSocket protocol with a bound on what a slow reader may owe."""
+    """daphne's WebSocket protocol with bounds on what a client may cost the server.
+
+    - A slow reader may owe at most TRPG_TUI__SEND_BUFFER_BYTES before it is dropped.
+    - Before its join is accepted, a client may send messages of at most
+      `session.PRE_JOIN_LIMIT` bytes; after it, text messages up to the control-frame
+      limit and binary ones up to the largest media file. A message over its limit is
+      answered with `error bad_frame` and the connection closes (1009), before its
+      payload is buffered.
+    - A text message that is not UTF-8 becomes a `bad_frame` answer, not a dropped TCP
+      connection: it reaches the session with its bad bytes as lone surrogates, which
+      the frame parser refuses.
+    """
+
+    def connectionMade(self) -> None:  # noqa: N802 (Twisted's hook)
+        # Per-connection options, set before autobahn copies the factory's defaults.
+        self.utf8validateIncoming = False
+        self.failByDrop = False  # an oversized message gets a close frame, after our error
+        self.text_limit = self.binary_limit = PRE_JOIN_LIMIT
+        self.maxMessagePayloadSize = self.maxFramePayloadSize = PRE_JOIN_LIMIT
+        super().connectionMade()
 
     def onOpen(self) -> None:  # noqa: N802 (autobahn's hook)
         super().onOpen()
@@ -56,6 +79,33 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if self.transport.producer is not None:
             self.transport.unregisterProducer()
         self.transport.registerProducer(self.congestion, True)
+
+    def onMessageBegin(self, isBinary: bool) -> None:  # noqa: N802, N803 (autobahn's hook)
+        # autobahn checks each frame's declared length against these before reading it.
+        limit = self.binary_limit if isBinary else self.text_limit
+        self.maxMessagePayloadSize = self.maxFramePayloadSize = limit
+        super().onMessageBegin(isBinary)
+
+    def _max_message_size_exceeded(self, msg_size: int, max_msg_size: int, reason: str) -> None:
+        detail = f"a message here is at most {max_msg_size // 1024} KiB"
+        frame = {"type": "error", "code": "bad_frame", "message": error_message("bad_frame", detail=detail)}
+        self.sendMessage(encode(frame).encode("utf-8"), False)
+        super()._max_message_size_exceeded(msg_size, max_msg_size, reason)
+
+    def onMessage(self, payload: bytes, isBinary: bool) -> None:  # noqa: N802, N803
+        if isBinary or self.muted:
+            super().onMessage(payload, isBinary)
+            return
+        # daphne's own strict decode would raise on bad UTF-8 and drop the connection.
+        self.last_ping = time.time()
+        text = payload.decode("utf-8", "surrogateescape")
+        self.application_queue.put_nowait({"type": "websocket.receive", "text": text})
+
+    def handle_reply(self, message: dict) -> None:
+        if message.get("type") == ADMITTED["type"]:
+            self.text_limit, self.binary_limit = TEXT_FRAME_LIMIT, _largest_media_message()
+            return
+        super().handle_reply(message)
 
     def serverSend(self, content: str | bytes, binary: bool = False) -> None:  # noqa: N802
         congestion = getattr(self, "congestion", None)
@@ -110,8 +160,12 @@ class TableServer(Server):
 
     def _started(self) -> None:
         self.ws_factory.protocol = BoundedWebSocketProtocol
+        # A TCP connection that sends no complete request (it never upgrades to a
+        # WebSocket) is closed as a silent WebSocket would be; Twisted's default is a
+        # minute. Once a request is in, this idle timeout is off until it completes.
+        self.http_factory.timeOut = settings.TRPG_JOIN_TIMEOUT
         loop = asyncio.get_event_loop()
-        self._background.append(loop.create_task(coordination.shared().run_process_heartbeat()))
+        self._background.append(loop.create_task(hub.Upkeep().run()))
         if self._iroh is not None:
             self._background.append(loop.create_task(self._iroh.serve()))
 

@@ -85,6 +85,11 @@ def key_lookup(key: str) -> AccessKey | None:
     return AccessKey.objects.select_related("room").filter(digest=key_digest(key)).first()
 
 
+def key_holder(key_id: int) -> AccessKey | None:
+    """An access key as it is now, with its room (None once it was deleted)."""
+    return AccessKey.objects.select_related("room").filter(pk=key_id).first()
+
+
 def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:
     """Rename a key or change its role, refusing to demote the room's last keeper key."""
     with transaction.atomic():

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,11 +24,12 @@ from django.conf import settings
 from keeper.frames import for_viewer
 from keeper.kp.sample import demo_offered
 from keeper.state import RoomRead, Viewer, build_state
+from loreweaver import failpoints
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from media_store.services import MediaError, Uploader, set_avatar, set_uploads_enabled
 from media_store.services import offer as media_offer
-from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors, self_update
-from rooms.models import AccessKey, Audience
+from rooms import admin_frames, coordination, hub, keystore, media_channel, selectors, self_update, services
+from rooms.models import AccessKey, Audience, Room
 from rooms.protocol import inbound
 from rooms.protocol.messages import error_message, notice
 from rooms.turns import TurnContext, run_input
@@ -38,12 +40,21 @@ LOCALES = ("en", "zh")
 _CLOSE = object()
 # The longest control frame parsed, on either carrier (Iroh's line guard is the same).
 TEXT_FRAME_LIMIT = 1024 * 1024
+# The longest message anyone may send before a join is accepted: a join is a few
+# hundred bytes, and nobody unauthenticated may make the server hold more.
+PRE_JOIN_LIMIT = 64 * 1024
 
 
 class Carrier(Protocol):
     """What a session needs from a transport."""
 
     label: str
+    # Where the connection comes from (an IP address, or an Iroh endpoint id), for
+    # throttling wrong keys per source.
+    peer: str
+
+    async def admitted(self) -> None:
+        """The join was accepted: lift the limits that hold before it."""
 
     async def send_text(self, text: str) -> None:
         """Write one control frame (already serialized, compact JSON)."""
@@ -83,15 +94,41 @@ gate = ConnectionGate()
 
 @dataclass(frozen=True)
 class Seat:
-    """The member a joined connection speaks for."""
+    """The member a joined connection speaks for, and the access key it joined with."""
 
     room_id: int
     room_name: str
     member: coordination.Member
+    key_id: int
 
     @property
     def is_keeper(self) -> bool:
         return self.member.role == "keeper"
+
+    @classmethod
+    def of(cls, access_key: AccessKey) -> Seat:
+        """The seat an access key gives (as the key is now)."""
+        member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
+        return cls(access_key.room_id, access_key.room.name, member, access_key.pk)
+
+
+class DeliveredRows:
+    """The stored rows (transcript entries, turn events, media) this connection has
+    been shown, newest `KEEP`, so that a replay, the live broadcast and a catch-up
+    never show one row twice."""
+
+    KEEP = 4096
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int], None] = {}
+
+    def __contains__(self, row: tuple[str, int]) -> bool:
+        return row in self._rows
+
+    def add(self, row: tuple[str, int]) -> None:
+        self._rows[row] = None
+        if len(self._rows) > self.KEEP:
+            del self._rows[next(iter(self._rows))]
 
 
 def encode(frame: dict) -> str:
@@ -118,6 +155,7 @@ class SessionCore:
         self._inputs: asyncio.Queue[str] = asyncio.Queue()
         self._turn_worker: asyncio.Task | None = None
         self._media: media_channel.MediaRequests | None = None
+        self._delivered = DeliveredRows()
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -134,10 +172,13 @@ class SessionCore:
 
     async def receive_text(self, text: str) -> None:
         """Handle one control frame from the client."""
-        if self._closing:
-            return
-        if len(text) > TEXT_FRAME_LIMIT:  # never parse a huge text (the Iroh line cap, on WebSocket)
-            await self.reject_frame("a control frame is at most 1 MiB")
+        if not self._closing:
+            await self._contained("frame", self._receive_text(text))
+
+    async def _receive_text(self, text: str) -> None:
+        limit = TEXT_FRAME_LIMIT if self.seat is not None else PRE_JOIN_LIMIT
+        if len(text) > limit:  # never parse a huge text (the Iroh line cap, on WebSocket)
+            await self.reject_frame(f"a control frame is at most {limit // 1024} KiB here")
             return
         try:
             frame = inbound.parse_frame(text)
@@ -167,8 +208,10 @@ class SessionCore:
 
     async def receive_binary(self, data: bytes) -> None:
         """Handle one binary message (the WebSocket media channel)."""
-        if self._closing:
-            return
+        if not self._closing:
+            await self._contained("media message", self._receive_binary(data))
+
+    async def _receive_binary(self, data: bytes) -> None:
         if self.seat is None or self._media is None:
             await self.fail("bad_frame", message_key="join_before_anything")
             return
@@ -196,10 +239,37 @@ class SessionCore:
             await stream.write(media_channel.line(self.error_frame("bad_frame", detail=str(exc))))
             await stream.finish()
             return
-        await self._media.serve_stream(request, stream)
+        try:
+            await self._media.serve_stream(request, stream)
+        except Exception:
+            log.exception("connection=%s media stream failed", self.connection_id)
+            with contextlib.suppress(Exception):
+                await stream.write(media_channel.line(self.error_frame("server_error")))
+                await stream.finish()
+
+    async def _contained(self, what: str, work: Awaitable[None]) -> None:
+        """Run the handling of one message so that no failure escapes to the carrier.
+
+        An exception here would end the connection without its teardown (daphne closes
+        with 1011 and never calls `disconnect`), so it becomes a `server_error` instead:
+        the connection stays open after join, and is closed (and cleaned up) before it.
+        """
+        try:
+            await work
+        except Exception:
+            log.exception("connection=%s could not handle a %s", self.connection_id, what)
+            if self.seat is None:
+                await self.fail("server_error")
+            else:
+                self.send_error("server_error")
 
     async def closed(self) -> None:
-        """The connection is gone: leave the room and tell the others."""
+        """The connection is gone: give back its slot, leave the room, tell the others.
+
+        Each step runs even when an earlier one fails (the shared store may be down):
+        the slot is given back first, and a presence entry this cannot remove is
+        dropped by the process's next presence reconciliation (`hub.PresenceKeeper`).
+        """
         self._closing = True
         for task in self._tasks:
             task.cancel()
@@ -207,10 +277,21 @@ class SessionCore:
             gate.leave()
             self._counted = False
         seat, self.seat = self.seat, None
-        if seat is not None:
-            await hub.local_hub.detach(seat.room_id, self)
-            await coordination.shared().presence_remove(seat.room_id, self.connection_id)
-            await hub.publish_presence_changed(seat.room_id)
+        if seat is None:
+            return
+        for step, work in (
+            ("close.detach", lambda: hub.local_hub.detach(seat.room_id, self)),
+            (
+                "close.presence",
+                lambda: coordination.shared().presence_remove(seat.room_id, self.connection_id),
+            ),
+            ("close.announce", lambda: hub.publish_presence_changed(seat.room_id)),
+        ):
+            try:
+                failpoints.hit(step)
+                await work()
+            except Exception as exc:
+                log.warning("connection=%s teardown step %s failed: %r", self.connection_id, step, exc)
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -299,22 +380,35 @@ class SessionCore:
             await self.fail("join_timeout", seconds=f"{settings.TRPG_JOIN_TIMEOUT:g}")
 
     async def _join(self, frame: inbound.Join) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()  # a join arrived in time; checking it may take a while
         if frame.locale in LOCALES:
             self.locale = frame.locale
+        failpoints.hit("join.lookup")
         access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
         if access_key is None:
+            # Every wrong key from a source costs it more time; a right key never waits.
+            await asyncio.sleep(await coordination.shared().join_refused(self.carrier.peer))
             await self.fail("bad_key")
             return
-        if self._deadline is not None:
-            self._deadline.cancel()
-        member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
-        seat = Seat(access_key.room_id, access_key.room.name, member)
-        self.seat = seat
+        try:
+            await self._admit(access_key)
+        except Exception:
+            # A half-made seat must not stay: close, and `closed` takes back what was set up.
+            log.exception("connection=%s join failed", self.connection_id)
+            await self.fail("server_error")
+
+    async def _admit(self, access_key: AccessKey) -> None:
+        seat = self.seat = Seat.of(access_key)
+        member = seat.member
         self._media = media_channel.MediaRequests(
             Uploader(seat.room_id, member.member_id, member.name), lambda code: self.error_frame(code)
         )
+        await self.carrier.admitted()
         await hub.local_hub.attach(seat.room_id, self)
+        failpoints.hit("join.attach")
         await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
+        failpoints.hit("join.presence")
         log.info(
             "join room=%s member=%s role=%s carrier=%s",
             seat.room_name,
@@ -332,15 +426,32 @@ class SessionCore:
         actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
             self.send({"type": "turn_status", "status": "busy", "actor": actor})
-        replay = await database_sync_to_async(selectors.replay_for)(
-            room=access_key.room, member_id=member.member_id, is_keeper=seat.is_keeper
-        )
-        for replayed in replay.frames:
-            self.send(for_viewer(replayed, self.locale))
+        failpoints.hit("join.replay")
+        self._show(await self._replay(seat))
         self.send(self._state(seat, online, room_now))
         self.send({"type": "ui_manifest", "panels": []})
 
-        self._tasks.append(asyncio.create_task(self._read_inbox(replay)))
+        self._tasks.append(asyncio.create_task(self._read_inbox()))
+
+    async def _replay(self, seat: Seat) -> selectors.Replay:
+        return await database_sync_to_async(selectors.replay_for)(
+            room=Room(pk=seat.room_id), member_id=seat.member.member_id, is_keeper=seat.is_keeper
+        )
+
+    def _show(self, replay: selectors.Replay) -> None:
+        """Send the replay's frames this connection has not been shown yet."""
+        for frame, row in zip(replay.frames, replay.rows, strict=True):
+            if row is not None:
+                if row in self._delivered:
+                    continue
+                self._delivered.add(row)
+            self.send(for_viewer(frame, self.locale))
+
+    def presence_member(self) -> coordination.Member | None:
+        """The member this connection is present as in its room (None before the join
+        and after the connection closed)."""
+        seat = self.seat
+        return seat.member if seat is not None and not self._closing else None
 
     def _welcome(self, *, demo: bool) -> dict:
         assert self.seat is not None
@@ -364,22 +475,16 @@ class SessionCore:
             "version": VERSION,
         }
 
-    @staticmethod
-    def _shown_in_replay(message: dict, replay: selectors.Replay) -> bool:
-        row = message.get("row")
-        return bool(row) and replay.shows(*row)
-
     # --- room messages ------------------------------------------------------------------------
 
     def room_message(self, message: dict) -> None:
         """Take one message of the room (called by the hub; never blocks)."""
-        self._inbox.put_nowait(message)
+        if not self._closing:
+            self._inbox.put_nowait(message)
 
-    async def _read_inbox(self, replay: selectors.Replay) -> None:
+    async def _read_inbox(self) -> None:
         while True:
             message = await self._inbox.get()
-            if self._shown_in_replay(message, replay):
-                continue
             try:
                 await self._on_room_message(message)
             except Exception:
@@ -392,19 +497,73 @@ class SessionCore:
             return
         kind = message.get("type")
         if kind == "room.frame":
+            row = tuple(message["row"]) if message.get("row") else None
+            if row is not None:
+                if row in self._delivered:
+                    return  # the replay or a catch-up showed it already
+                self._delivered.add(row)
             if self._may_see(seat, message):
                 self.send(for_viewer(message["frame"], self.locale))
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
-                online, room = await hub.room_reads.read(seat.room_id, message.get("refresh"))
-                self.send(self._presence(online))
-                self.send(self._state(seat, online, room))
+                await self._send_presence_and_state(seat, message.get("refresh"))
         elif kind == "room.state":
             state = self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh")))
             if message.get("reset"):
                 state["reset"] = True  # the client also clears its scrollback (checklist 128-129)
             self.send(state)
+        elif kind == "room.key":
+            if message.get("key") == seat.key_id:
+                await self._key_changed(seat)
+        elif kind == "room.disconnect":
+            if message.get("member_id") == seat.member.member_id:
+                await self.deliver_then_close(
+                    {"type": "system", "level": "warn", "text": notice("disconnected", self.locale)}
+                )
+        elif kind == "room.resync":
+            await self._catch_up(seat)
+
+    async def _send_presence_and_state(self, seat: Seat, refresh: str | None) -> None:
+        online, room = await hub.room_reads.read(seat.room_id, refresh)
+        self.send(self._presence(online))
+        self.send(self._state(seat, online, room))
+
+    async def _catch_up(self, seat: Seat) -> None:
+        """After the layer came back from a failure: the stored lines this connection
+        missed meanwhile, in story order, then where the table stands now."""
+        self._show(await self._replay(seat))
+        if not await coordination.shared().busy_actor(seat.room_id):
+            # A turn that ended during the outage may have lost its `idle`.
+            self.send({"type": "turn_status", "status": "idle"})
+        await self._send_presence_and_state(seat, None)
+
+    async def _key_changed(self, seat: Seat) -> None:
+        """This connection's access key changed: closed when it is gone (or moved to
+        another room); welcomed again as the key is now when renamed or re-roled."""
+        now = await self._current_seat()
+        if now is None or now == seat:
+            return
+        self.seat = now
+        assert self._media is not None
+        self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
+        await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
+        self.send(self._welcome(demo=False))
+        # Everyone, this connection included, gets the new presence and its own state.
+        await hub.publish_presence_changed(now.room_id)
+
+    async def _current_seat(self) -> Seat | None:
+        """The seat as the access key gives it now; None (and the connection closing
+        with `bad_key`) when the key was deleted or moved to another room."""
+        seat = self.seat
+        if seat is None:
+            return None
+        access_key = await database_sync_to_async(services.key_holder)(seat.key_id)
+        if access_key is None or access_key.room_id != seat.room_id:
+            log.info("connection=%s key revoked; closing", self.connection_id)
+            await self.fail("bad_key", message_key="key_revoked")
+            return None
+        return Seat.of(access_key)
 
     @staticmethod
     def _may_see(seat: Seat, message: dict) -> bool:
@@ -430,6 +589,7 @@ class SessionCore:
     async def _route(self, frame: inbound.Inbound) -> None:
         seat = self.seat
         assert seat is not None
+        failpoints.hit("frame.route")
         if isinstance(frame, inbound.Input):
             await self._accept_input(frame.text)
         elif isinstance(frame, inbound.Ping):
@@ -461,7 +621,10 @@ class SessionCore:
         elif isinstance(frame, inbound.MediaOffer):
             await self._offer(frame)
         elif isinstance(frame, inbound.MediaSetEnabled):
-            if not seat.is_keeper:
+            current = await self._current_seat() if seat.is_keeper else seat  # a demotion counts at once
+            if current is None:
+                return
+            if not current.is_keeper:
                 self.send_error("forbidden")
                 return
             await database_sync_to_async(set_uploads_enabled)(seat.room_id, frame.enabled)
@@ -490,10 +653,15 @@ class SessionCore:
         await hub.publish(seat.room_id, stored)
 
     async def _admin(self, frame: inbound.Inbound) -> None:
-        seat = self.seat
-        assert seat is not None
+        if self.seat is None or not self.seat.is_keeper:  # nothing is read for a player
+            self.send(admin_frames.Admin(0, "", False, self.locale).error("forbidden"))
+            return
+        # The key's role as it is now, not as it was at join: a demoted keeper is refused.
+        seat = await self._current_seat()
+        if seat is None:
+            return
         admin = admin_frames.Admin(seat.room_id, seat.room_name, seat.is_keeper, self.locale)
-        if not admin.is_keeper:  # the role stamped at join is the only gate; nothing is read
+        if not admin.is_keeper:
             self.send(admin.error("forbidden"))
             return
         if isinstance(frame, inbound.AdminUpdateServer):
@@ -551,6 +719,7 @@ class SessionCore:
         context = TurnContext(
             room_id=seat.room_id,
             member=seat.member,
+            key_id=seat.key_id,
             locale=self.locale,
             send_private=self.send,
             queued_notice=lambda: self.send(

@@ -9,6 +9,7 @@ Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from channels.db import database_sync_to_async
 from keeper import commands
 from keeper.kp import sample, tools
 from keeper.kp.turn import KpTurn, model_for_room, offline_keeper_plays, run_kp_turn
+from loreweaver import failpoints
 from rooms import coordination, hub, services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
 from rooms.protocol.messages import error_message
@@ -28,6 +30,7 @@ class TurnContext:
 
     room_id: int
     member: coordination.Member
+    key_id: int
     locale: str
     send_private: Callable[[dict], None]
     queued_notice: Callable[[], None]
@@ -194,19 +197,32 @@ async def _start_demo(context: TurnContext, text: str) -> bool:
 
 
 async def run_input(context: TurnContext, text: str) -> None:
-    """Play one accepted input as a turn of the room."""
+    """Play one accepted input as a turn of the room.
+
+    The member acts as their access key is when the turn starts (a rename or a role
+    change since the join counts; a deleted key's queued inputs are dropped). Once the
+    line is committed nothing here reports a failure: broadcasts do not raise, and
+    members who missed one catch up from the database.
+    """
 
     async def on_queued() -> None:
         context.queued_notice()
 
-    caller = commands.Caller(
-        room_id=context.room_id,
-        member_id=context.member.member_id,
-        name=context.member.name,
-        is_keeper=context.member.role == "keeper",
-        locale=context.locale,
-    )
     async with coordination.shared().room_turn(context.room_id, context.member.name, on_queued):
+        failpoints.hit("input.turn")
+        holder = await database_sync_to_async(services.key_holder)(context.key_id)
+        if holder is None or holder.room_id != context.room_id:
+            return  # the key was revoked: its session is being closed
+        context = dataclasses.replace(
+            context, member=coordination.Member(holder.member_id, holder.name, holder.role)
+        )
+        caller = commands.Caller(
+            room_id=context.room_id,
+            member_id=context.member.member_id,
+            name=context.member.name,
+            is_keeper=context.member.role == "keeper",
+            locale=context.locale,
+        )
         if sample.is_guided_action(text) and not await _start_demo(context, text):
             context.send_private(
                 {

@@ -31,9 +31,10 @@ def _story_room(name: str):
     return room
 
 
-def test_a_backup_brings_the_module_npcs_and_notes_back(tmp_path):
+def test_a_backup_brings_the_module_npcs_and_notes_back(tmp_path, settings):
+    settings.DATA_DIR = tmp_path
     room = _story_room("backed-up")
-    path = tmp_path / "story.json"
+    path = backups.new_backup_path(room, "story")
     counts = backups.room_export(room, path)
     assert counts.store_rows == 2  # one NPC, one note
     backups.room_delete_data(room, backup=None)

@@ -8,12 +8,23 @@ wrong types are not.
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-Number = Annotated[StrictInt | float, Field(allow_inf_nan=False)]
+# The largest magnitude a number in a frame may have: every JSON parser agrees on
+# integers up to 2**53 (JavaScript's safe range), and nothing the protocol counts
+# (sizes, timestamps) comes near it. Larger numbers would be converted (to float, to a
+# database column) somewhere, so they are refused where they arrive.
+NUMBER_LIMIT = 2**53
+Number = Annotated[StrictInt | float, Field(ge=-NUMBER_LIMIT, le=NUMBER_LIMIT)]
+# What no string of a frame may hold: NUL (Postgres refuses it, SQLite would store it)
+# and lone surrogates (not Unicode; they cannot be written back out as UTF-8). A text
+# message that was not UTF-8 reaches the parser with its bad bytes as lone surrogates.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class FrameError(Exception):
@@ -233,16 +244,57 @@ KNOWN_TYPES = frozenset(
 )
 
 
+class _OutOfRange(ValueError):
+    """A number beyond NUMBER_LIMIT (or not finite)."""
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
+
+
+def _bounded_int(digits: str) -> int:
+    # Checked on the text, before Python builds a huge integer from it.
+    if len(digits.lstrip("-")) > 16 or abs(value := int(digits)) > NUMBER_LIMIT:
+        raise _OutOfRange(digits)
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or abs(value) > NUMBER_LIMIT:
+        raise _OutOfRange(text)
+    return value
+
+
+def _unstorable_string(document: object) -> bool:
+    """Whether any key or string value anywhere in the document holds NUL or a lone
+    surrogate (walked without recursion: the document may be deeply nested)."""
+    pending = [document]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _UNSTORABLE.search(value):
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def parse_frame(text: str) -> Inbound:
     """Parse and validate one control frame, or raise `FrameError('bad_frame')`."""
     try:
-        document = json.loads(text, parse_constant=_reject_constant)
+        document = json.loads(
+            text, parse_constant=_reject_constant, parse_int=_bounded_int, parse_float=_finite_float
+        )
+    except _OutOfRange:
+        raise FrameError("bad_frame", f"a number is beyond ±{NUMBER_LIMIT}") from None
     except (ValueError, RecursionError):
         raise FrameError("bad_frame", "not JSON") from None
+    if _unstorable_string(document):
+        raise FrameError("bad_frame", "a string holds NUL or text that is not valid UTF-8")
     if not isinstance(document, dict):
         raise FrameError("bad_frame", "a frame is a JSON object")
     frame_type = document.get("type")

@@ -12,6 +12,10 @@ ERRORS: dict[str, dict[str, str]] = {
         "en": "That access key is not valid on this server. Ask your keeper for a new one.",
         "zh": "此访问密钥在本服务器上无效。请向守秘人索取新的密钥。",
     },
+    "key_revoked": {
+        "en": "Your access key was revoked or moved to another room. Ask your keeper for a new one.",
+        "zh": "你的访问密钥已被撤销或移至其他房间。请向守秘人索取新的密钥。",
+    },
     "bad_frame": {
         "en": "The server could not understand that message ({detail}).",
         "zh": "服务器无法理解这条消息（{detail}）。",
@@ -118,6 +122,10 @@ ERRORS: dict[str, dict[str, str]] = {
 }
 
 NOTICES: dict[str, dict[str, str]] = {
+    "disconnected": {
+        "en": "The server's operator disconnected this session.",
+        "zh": "服务器管理员断开了此会话。",
+    },
     "queued": {
         "en": "Another turn is running; yours is queued and will follow.",
         "zh": "另一回合正在进行；你的行动已排队，稍后执行。",

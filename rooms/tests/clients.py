@@ -120,6 +120,16 @@ class WsClient(Client):
     async def close(self) -> None:
         await self.socket.close()
 
+    @property
+    def close_code(self) -> int | None:
+        """The code of the server's close frame (1006 when the TCP connection was
+        dropped without one); None while open."""
+        return self.socket.close_code
+
+    async def send_raw_text(self, payload: bytes) -> None:
+        """Send `payload` as a text message as it is, even when it is not UTF-8."""
+        await self.socket.send(payload, text=True)
+
 
 class IrohClient(Client):
     """An Iroh client: dials the ticket, one bi stream of newline-delimited JSON."""

@@ -8,6 +8,8 @@ re-reads when an unknown key arrives (the operator's live keys.toml path).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import queue
 import secrets
@@ -40,6 +42,7 @@ class ServerEnv:
     extra: dict[str, str] = field(default_factory=dict)
     database: str = ""
     redis_prefix: str = ""
+    redis_url: str = REDIS_TEST_URL
 
     @property
     def keys_file(self) -> Path:
@@ -52,17 +55,24 @@ class ServerEnv:
             TRPG_TUI_KEYS=str(self.keys_file),
             TRPG_IROH__BIND="127.0.0.1:0",
             TRPG_RATE__REFILL_SECONDS="0",
+            # Tests send wrong keys on purpose; the throttle has a test of its own.
+            TRPG_RATE__BAD_KEYS_FREE="100000",
             PYTHONUNBUFFERED="1",
         )
         if self.hosted:
             env.update(
-                DATABASE_URL=POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + self.database,
-                REDIS_URL=REDIS_TEST_URL,
+                DATABASE_URL=self.database_url,
+                REDIS_URL=self.redis_url,
                 TRPG_REDIS_PREFIX=self.redis_prefix,
             )
         env.update(self.extra)
         env.update(overrides)
         return env
+
+    @property
+    def database_url(self) -> str:
+        """The hosted environment's Postgres database."""
+        return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + self.database
 
     def mint(self, room: str, name: str, role: str = "player") -> str:
         """A new key for `room`, appended to keys.toml (picked up at the next join)."""
@@ -86,10 +96,10 @@ class ServerEnv:
         )
 
 
-def create_env(base: Path, *, hosted: bool, **extra: str) -> ServerEnv:
-    """A fresh, migrated environment under `base`."""
+def create_env(base: Path, *, hosted: bool, redis_url: str = REDIS_TEST_URL, **extra: str) -> ServerEnv:
+    """A fresh, migrated environment under `base` (hosted: on `redis_url`)."""
     base.mkdir(parents=True, exist_ok=True)
-    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra))
+    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra), redis_url=redis_url)
     env.keys_file.touch()
     if hosted:
         import psycopg
@@ -113,9 +123,12 @@ def destroy_env(env: ServerEnv) -> None:
 
     with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{env.database}" WITH (FORCE)')
-    client = redis.Redis.from_url(REDIS_TEST_URL)
-    for key in client.scan_iter(f"{env.redis_prefix}*"):
-        client.delete(key)
+    client = redis.Redis.from_url(env.redis_url)
+    try:
+        for key in client.scan_iter(f"{env.redis_prefix}*"):
+            client.delete(key)
+    except redis.ConnectionError:
+        pass  # a Redis of the test's own, already stopped
 
 
 class ServerProcess:
@@ -178,6 +191,16 @@ class ServerProcess:
     def pid(self) -> int:
         return self.proc.pid
 
+    def log_text(self) -> str:
+        """What the server wrote to its log (stderr) so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def rss(self) -> int:
+        """The server's resident memory, in bytes."""
+        import psutil
+
+        return psutil.Process(self.pid).memory_info().rss
+
     def stop(self, timeout: float = 15.0) -> int:
         """SIGTERM and wait; SIGKILL if it will not stop."""
         if self.proc.poll() is None:
@@ -208,22 +231,55 @@ def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
 
 
 def room_id_of(env: ServerEnv, room: str) -> int:
-    """The database id of `room` in a hosted environment."""
-    import psycopg
+    """The database id of `room` in the environment's database."""
+    if env.hosted:
+        import psycopg
 
-    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + env.database
-    with psycopg.connect(url) as connection:
-        row = connection.execute("SELECT id FROM rooms_room WHERE name = %s", (room,)).fetchone()
+        with psycopg.connect(env.database_url) as connection:
+            row = connection.execute("SELECT id FROM rooms_room WHERE name = %s", (room,)).fetchone()
+    else:
+        import sqlite3
+
+        with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+            row = connection.execute("SELECT id FROM rooms_room WHERE name = ?", (room,)).fetchone()
     if row is None:
         raise LookupError(room)
     return row[0]
+
+
+def backup_folder(env: ServerEnv, room: str) -> Path:
+    """The folder of `room`'s backups (the room must exist)."""
+    import re
+
+    slug = re.sub(r"[^A-Za-z0-9_-]", "_", room)[:40]
+    return env.data_dir / "room_backups" / f"{room_id_of(env, room)}-{slug}"
 
 
 def coordination_of(env: ServerEnv):
     """The servers' cross-process coordination, seen from the test process (hosted only)."""
     from rooms.coordination import Coordination, _RedisStore
 
-    return Coordination(_RedisStore(REDIS_TEST_URL, env.redis_prefix))
+    return Coordination(_RedisStore(env.redis_url, env.redis_prefix))
+
+
+@contextlib.asynccontextmanager
+async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else"):
+    """Hold `room`'s turn from the test process, as another server process would: with
+    a heartbeat of its own, so the servers know the holder is alive (hosted only)."""
+    coordination = coordination_of(env)
+
+    async def beat() -> None:
+        while True:
+            await coordination.process_heartbeat()
+            await asyncio.sleep(1)
+
+    await coordination.process_heartbeat()
+    beating = asyncio.create_task(beat())
+    try:
+        async with coordination.room_turn(room_id_of(env, room), actor):
+            yield coordination
+    finally:
+        beating.cancel()
 
 
 def dedicated_server(**overrides: str):
@@ -248,8 +304,7 @@ def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
     if env.hosted:
         import psycopg
 
-        url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + env.database
-        with psycopg.connect(url) as connection:
+        with psycopg.connect(env.database_url) as connection:
             tables = [
                 row[0]
                 for row in connection.execute(
@@ -273,3 +328,60 @@ def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
             for table in tables
             if table not in skip
         }
+
+
+class RedisServer:
+    """A Redis of the test's own on a free port, keeping nothing on disk (as the
+    machine's), that the test can stop and start again on the same port."""
+
+    def __init__(self, workdir: Path) -> None:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (again) on the same port and wait until it answers."""
+        import redis
+
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            cwd=self.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(self.url).ping()
+                return
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop it at once (its data is gone, as in a restart without persistence)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from rooms.tests.clients import IrohClient, WsClient
+from rooms.tests.servers import backup_folder
 
 
 async def _keeper_with_story(server, room):
@@ -30,7 +31,7 @@ async def test_an_export_writes_a_backup_of_digests_under_room_backups(server, r
         op = await keeper.expect("admin_room_op")
     assert op["action"] == "export" and op["path"] == f"{room}-save.json" and op["keys"] == 1
     assert op["store_rows"] >= 3 and op["vector_points"] == 0
-    backup = server.env.data_dir / "room_backups" / f"{room}-save.json"
+    backup = backup_folder(server.env, room) / f"{room}-save.json"
     document = json.loads(backup.read_text())
     assert document["format"] == "loreweaver-django-room" and document["version"] == 1
     assert keeper_key not in backup.read_text(), "keys travel as digests"
@@ -73,35 +74,33 @@ async def test_a_reset_clears_the_story_keeps_keys_and_tells_everyone(server, ro
     )
 
 
-async def test_a_backup_restores_the_story_into_another_room_on_a_fresh_server(server, room, tmp_path):
+async def test_a_keeper_cannot_restore_another_rooms_backup_on_a_fresh_server(server, room, tmp_path):
     from rooms.tests.servers import create_env, destroy_env, start_serve
 
     keeper, _ = await _keeper_with_story(server, room)
     async with keeper:
         await keeper.send({"type": "admin_export_room", "room": room, "path": "moving"})
         await keeper.expect("admin_room_op")
-        await keeper.say("Later line.")
-        await keeper.expect("narrative", text="Later line.")
-    backup = (server.env.data_dir / "room_backups" / "moving.json").read_text()
+    backup = (backup_folder(server.env, room) / "moving.json").read_text()
 
     fresh = create_env(tmp_path / "fresh", hosted=server.env.hosted)
     (fresh.data_dir / "room_backups").mkdir()
-    (fresh.data_dir / "room_backups" / "moving.json").write_text(backup)
+    (fresh.data_dir / "room_backups" / "moving.json").write_text(backup)  # the operator copied it in
     other = start_serve(fresh)
     try:
         new_keeper = fresh.mint("new-home", "Keeper2", "keeper")
         async with await WsClient.connect(other.ws_url) as client:
             await client.join(new_keeper)
             await client.send({"type": "admin_import_room", "path": "moving.json", "room": "new-home"})
-            op = await client.expect("admin_room_op")
-            assert op["action"] == "import" and op["room"] == "new-home"
+            refused = await client.expect("admin_error")
         async with await WsClient.connect(other.ws_url) as client:
             frames = await client.join(new_keeper)
     finally:
         other.stop()
         destroy_env(fresh)
-    story = [f.get("text") or f["type"] for f in frames if f["type"] in ("narrative", "dice")]
-    assert story == ["The fog rolls in.", "dice"]
+    # Another room's backup goes into new-home only by the operator's hand (the console).
+    assert refused["code"] == "not_found"
+    assert not [f for f in frames if f["type"] in ("narrative", "dice")]
 
 
 async def test_deleting_room_data_backs_up_first_then_removes_keys_and_story(server, room):
@@ -110,7 +109,7 @@ async def test_deleting_room_data_backs_up_first_then_removes_keys_and_story(ser
         await keeper.send({"type": "admin_delete_room_data", "room": room, "path": f"{room}-last"})
         op = await keeper.expect("admin_room_op")
     assert op["action"] == "delete" and op["keys"] == 1 and op["path"] == f"{room}-last.json"
-    backup = json.loads((server.env.data_dir / "room_backups" / f"{room}-last.json").read_text())
+    backup = json.loads((backup_folder(server.env, room) / f"{room}-last.json").read_text())
     assert backup["transcript"][0]["text"] == "The fog rolls in."
     async with await WsClient.connect(server.ws_url) as client:
         await client.send({"type": "join", "key": keeper_key})

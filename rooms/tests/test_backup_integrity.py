@@ -12,7 +12,14 @@ import pytest
 
 from media_store.tests.media_clients import get, sha, upload
 from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import create_env, database_snapshot, destroy_env, hosted_profile, start_serve
+from rooms.tests.servers import (
+    backup_folder,
+    create_env,
+    database_snapshot,
+    destroy_env,
+    hosted_profile,
+    start_serve,
+)
 
 PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
 SONG = b"ID3\x04" + bytes(reversed(range(256))) * 300
@@ -75,7 +82,7 @@ async def test_a_room_comes_back_whole_on_a_fresh_server(tmp_path, room):
 
     (second_env.data_dir / "room_backups").mkdir()
     for name in ("moving.json", "moving.media.zip"):  # the document and its media archive
-        shutil.copy(first_env.data_dir / "room_backups" / name, second_env.data_dir / "room_backups")
+        shutil.copy(backup_folder(first_env, room) / name, second_env.data_dir / "room_backups")
     second = start_serve(second_env)
     try:
         async with await WsClient.connect(second.ws_url) as importer:
@@ -119,7 +126,8 @@ async def table(fresh_env, room):
 
 async def test_a_backup_that_cannot_be_written_changes_nothing(table, room):
     server, keeper_key = table
-    (server.env.data_dir / "room_backups" / "blocked.json").mkdir(parents=True)  # the file cannot land
+    blocker = backup_folder(server.env, room) / ".blocked.json.tmp"
+    blocker.mkdir(parents=True)  # where the backup is written first: it cannot land
     before = database_snapshot(server.env)
     async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(keeper_key)
@@ -129,7 +137,9 @@ async def test_a_backup_that_cannot_be_written_changes_nothing(table, room):
         await keeper.send({"type": "admin_export_room", "room": room, "path": "blocked"})
         assert (await keeper.expect("admin_error"))["code"] == "op_failed"
     assert database_snapshot(server.env) == before
-    assert not list((server.env.data_dir / "room_backups").glob(".*.tmp")), "no temporary file is left"
+    left = [p for p in (server.env.data_dir / "room_backups").rglob(".*.tmp") if p != blocker]
+    assert not left, "no temporary file is left"
+    assert not (blocker.parent / "blocked.json").exists()
 
 
 async def test_an_import_that_fails_half_way_leaves_nothing_behind(table, room):
@@ -138,17 +148,19 @@ async def test_an_import_that_fails_half_way_leaves_nothing_behind(table, room):
         await keeper.join(keeper_key)
         await keeper.send({"type": "admin_export_room", "room": room, "path": "good"})
         await keeper.expect("admin_room_op")
-    folder = server.env.data_dir / "room_backups"
+    folder = backup_folder(server.env, room)
     document = json.loads((folder / "good.json").read_text())
     # A character the model does not know: it fails after the keys and transcript were written.
     document["characters"].append({"name": "Broken", "hit_points": 3})
     (folder / "damaged.json").write_text(json.dumps(document))
-    target = f"{room}-copy"
-    importer_key = server.env.mint(target, "Imp", "keeper")
     async with await WsClient.connect(server.ws_url) as importer:
-        await importer.join(importer_key)
+        await importer.join(keeper_key)
         before = database_snapshot(server.env)
         await importer.send({"type": "admin_import_room", "path": "damaged.json"})
         error = await importer.expect("admin_error")
     assert error["code"] == "bad_request" and "damaged" in error["message"]
-    assert database_snapshot(server.env) == before
+    after = database_snapshot(server.env)
+    # The only new row indexes the file copied in; nothing of the damaged import stays.
+    assert "damaged.json" in repr(after.pop("rooms_roombackup"))
+    before.pop("rooms_roombackup")
+    assert after == before

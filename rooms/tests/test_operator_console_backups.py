@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from keeper.models import Character
-from rooms.models import AccessKey, Room, TranscriptEntry
+from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry
 from rooms.services import key_mint, room_get_or_create, transcript_append
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def _act(admin_client, action: str, room: Room, **extra):
 
 def test_exporting_writes_a_backup_that_the_backups_page_lists(admin_client, story_room, data_dir):
     page = _act(admin_client, "export_backup", story_room).content.decode()
-    files = list((data_dir / "room_backups").glob("mill-*.json"))
+    files = list((data_dir / "room_backups").glob("*-mill/mill-*.json"))
     assert len(files) == 1 and files[0].name in page
     listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
     assert files[0].name in listing and "download" in listing
@@ -62,7 +62,7 @@ def test_deleting_data_backs_up_first(admin_client, story_room, data_dir):
     assert AccessKey.objects.filter(room=story_room).exists()
     _act(admin_client, "delete_data_with_backup", story_room, post="yes")
     assert not AccessKey.objects.filter(room=story_room).exists()
-    (backup,) = (data_dir / "room_backups").glob("mill-*.json")
+    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
     assert json.loads(backup.read_text())["transcript"][0]["text"] == "The wheel turns."
 
 
@@ -70,12 +70,13 @@ def test_a_backup_downloads_restores_elsewhere_and_is_deleted_after_confirmation
     admin_client, story_room, data_dir
 ):
     _act(admin_client, "export_backup", story_room)
-    (backup,) = (data_dir / "room_backups").glob("mill-*.json")
-    download = admin_client.get(reverse("admin:rooms_room_backup_download", args=[backup.name]))
+    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
+    (indexed,) = RoomBackup.objects.filter(room=story_room)
+    download = admin_client.get(reverse("admin:rooms_room_backup_download", args=[indexed.pk]))
     assert download["Content-Disposition"].startswith("attachment")
     assert json.loads(b"".join(download.streaming_content))["room"] == "mill"
 
-    restore_url = reverse("admin:rooms_room_backup_restore", args=[backup.name])
+    restore_url = reverse("admin:rooms_room_backup_restore", args=[indexed.pk])
     assert "mill" in admin_client.get(restore_url).content.decode()
     assert not Room.objects.filter(name="mill-copy").exists(), "the form alone restores nothing"
     admin_client.post(restore_url, {"post": "yes", "room": "mill-copy"})
@@ -84,18 +85,37 @@ def test_a_backup_downloads_restores_elsewhere_and_is_deleted_after_confirmation
         "The wheel turns."
     ]
 
-    delete_url = reverse("admin:rooms_room_backup_delete", args=[backup.name])
+    delete_url = reverse("admin:rooms_room_backup_delete", args=[indexed.pk])
     assert "cannot be undone" in admin_client.get(delete_url).content.decode()
     assert backup.exists()
     admin_client.post(delete_url, {"post": "yes"})
     assert not backup.exists()
+    assert not RoomBackup.objects.filter(pk=indexed.pk).exists()
 
 
-@pytest.mark.parametrize("name", ["..", "..%2F..%2Fetc%2Fpasswd", ".hidden.json", "missing.json"])
-def test_only_files_of_the_backups_folder_can_be_reached(admin_client, name):
+@pytest.mark.parametrize("name", ["..", "..%2F..%2Fetc%2Fpasswd", ".hidden.json", "missing.json", "999999"])
+def test_only_indexed_backups_can_be_reached(admin_client, name):
     response = admin_client.get(f"/admin/rooms/room/backups/{name}/download/", follow=True)
     assert not response.streaming, "no file is served"
     assert response.status_code == 404 or b"doesn\xe2\x80\x99t exist" in response.content
+
+
+def test_the_console_sees_every_rooms_backups_and_adopts_files_copied_in(admin_client, story_room, data_dir):
+    other = room_get_or_create(name="harbour")
+    _act(admin_client, "export_backup", story_room)
+    _act(admin_client, "export_backup", other)
+    (mill_backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
+    # A file an earlier version left in the shared folder, and one from elsewhere.
+    (data_dir / "room_backups" / "old-mill.json").write_text(mill_backup.read_text())
+    foreign = json.loads(mill_backup.read_text()) | {"room": "nowhere"}
+    (data_dir / "room_backups" / "foreign.json").write_text(json.dumps(foreign))
+
+    listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
+    assert "harbour-" in listing and "mill-" in listing and "old-mill.json" in listing
+    assert "foreign.json" in listing and "unassigned" in listing
+    adopted = RoomBackup.objects.get(path__endswith="/old-mill.json")
+    assert adopted.room == story_room and (mill_backup.parent / "old-mill.json").exists()
+    assert RoomBackup.objects.get(path="foreign.json").room is None
 
 
 def test_the_console_needs_a_staff_login(client):

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import coordination_of, room_id_of, start_serve
+from rooms.tests.servers import coordination_of, holding_the_turn, room_id_of, start_serve
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +31,11 @@ async def test_an_input_to_a_busy_room_waits_with_a_private_notice_then_runs_in_
     ):
         await first.join(first_key)
         await second.join(second_key)
-        coordination = coordination_of(env)
         holding = asyncio.Event()
         release = asyncio.Event()
 
         async def hold():
-            async with coordination.room_turn(room_id_of(env, room), "Someone else"):
+            async with holding_the_turn(env, room):
                 holding.set()
                 await release.wait()
 
@@ -56,19 +55,23 @@ async def test_an_input_to_a_busy_room_waits_with_a_private_notice_then_runs_in_
     assert heard == ["one", "two"]
 
 
-async def test_a_turn_held_by_a_dead_process_is_skipped(hosted_server, room):
+async def test_a_turn_held_by_a_killed_process_is_skipped_within_seconds(hosted_server, room):
     env = hosted_server.env
     key = env.mint(room, "Patient")
     async with await WsClient.connect(hosted_server.ws_url) as client:
         await client.join(key)
         store = coordination_of(env).store
         room_id = room_id_of(env, room)
-        # What a process leaves behind when it dies holding the turn: it was served a
-        # while ago, and its lease is about to run out with nobody renewing it.
+        # What a process leaves behind when it is killed holding the turn: its ticket
+        # and its lease (still minutes from running out), and no heartbeat.
         ticket = await store.incr(f"turn:{room_id}:next")
-        await store.set(f"turn:{room_id}:serving", {"ticket": ticket, "since": time.time() - 60}, None)
-        await store.set(f"turn:{room_id}:lease", {"ticket": ticket, "actor": "Crashed"}, 1)
+        await store.set(f"turn:{room_id}:owner:{ticket}", "killed-process", 3600)
+        await store.set(f"turn:{room_id}:serving", {"ticket": ticket, "since": time.time()}, None)
+        await store.set(
+            f"turn:{room_id}:lease", {"ticket": ticket, "actor": "Crashed", "process": "killed-process"}, 600
+        )
+        started = time.monotonic()
         await client.say("still playable")
-        assert (await client.expect("system"))["level"] == "info"  # queued behind the dead turn
         line = await client.expect("narrative", timeout=20)
     assert line["text"] == "still playable"
+    assert time.monotonic() - started < 5, "a dead holder's lease does not hold the room"

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import coordination_of, room_id_of, start_iroh_sidecar, start_serve
+from rooms.tests.servers import holding_the_turn, start_iroh_sidecar, start_serve
 
 LIMITED = {"TRPG_RATE__REFILL_SECONDS": "60"}
 
@@ -86,7 +86,7 @@ async def test_turns_from_different_processes_run_one_at_a_time_in_arrival_order
         holding, release = asyncio.Event(), asyncio.Event()
 
         async def hold():
-            async with coordination_of(env).room_turn(room_id_of(env, room), "Holder"):
+            async with holding_the_turn(env, room, "Holder"):
                 holding.set()
                 await release.wait()
 

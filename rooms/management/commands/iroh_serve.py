@@ -9,7 +9,7 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from rooms import coordination
+from rooms import hub
 from rooms.iroh_carrier import TICKET_FILE, IrohCarrier
 from rooms.keystore import import_configured_keys
 
@@ -50,7 +50,7 @@ class Command(BaseCommand):
         sys.stdout.flush()
         tasks = [
             asyncio.create_task(carrier.serve()),
-            asyncio.create_task(coordination.shared().run_process_heartbeat()),
+            asyncio.create_task(hub.Upkeep().run()),
         ]
         await stop.wait()
         await carrier.close()
