@@ -91,7 +91,7 @@ def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
 class RoomAdmin(ReadOnlyAdmin):
     list_display = ["name", "members_online", "key_count", "line_count", "created_at"]
     search_fields = ["name"]
-    readonly_fields = ["name", "created_at", "members_online", "recent_transcript"]
+    readonly_fields = ["name", "created_at", "online_now", "recent_transcript"]
     actions = ["export_backup", *(_reset_action(name) for name in RESETS), "delete_data_with_backup"]
 
     @admin.action(description="Export a backup")
@@ -132,6 +132,11 @@ class RoomAdmin(ReadOnlyAdmin):
         own = [
             path("backups/", self.admin_site.admin_view(self.backups_view), name="rooms_room_backups"),
             path(
+                "<int:room_id>/disconnect/<str:member_id>/",
+                self.admin_site.admin_view(self.disconnect_view),
+                name="rooms_room_disconnect",
+            ),
+            path(
                 "backups/<int:backup_id>/download/",
                 self.admin_site.admin_view(self.backup_download_view),
                 name="rooms_room_backup_download",
@@ -155,6 +160,33 @@ class RoomAdmin(ReadOnlyAdmin):
             f"admin/rooms/room/{template}",
             {**self.admin_site.each_context(request), "title": title, **context},
         )
+
+    def disconnect_view(self, request: HttpRequest, room_id: int, member_id: str) -> HttpResponse:
+        room = self.get_object(request, str(room_id))
+        if room is None:
+            raise Http404("no such room")
+        member = next((m for m in console.online_members(room) if m.member_id == member_id), None)
+        back = reverse("admin:rooms_room_change", args=[room.pk])
+        if member is None:
+            messages.warning(request, "That member is no longer online.")
+            return HttpResponseRedirect(back)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            return self._page(
+                request,
+                "disconnect_confirm.html",
+                f"Disconnect {member.name}?",
+                member=member,
+                room=room,
+                back=back,
+            )
+        console.disconnect(room, member_id)
+        self.log_change(request, room, f"Disconnected {member.name} ({member.role}, {member_id}).")
+        messages.success(
+            request,
+            f"{member.name} was disconnected from {room.name}. "
+            "The key still works: delete it to keep them out.",
+        )
+        return HttpResponseRedirect(back)
 
     def backups_view(self, request: HttpRequest) -> TemplateResponse:
         return self._page(
@@ -236,6 +268,23 @@ class RoomAdmin(ReadOnlyAdmin):
         if online is not None and room.pk in online:
             return online[room.pk]
         return coordination.online_counts([room.pk])[room.pk]
+
+    @admin.display(description="online now")
+    def online_now(self, room: Room) -> str:
+        members = console.online_members(room)
+        if not members:
+            return "Nobody is online."
+        return format_html(
+            "<table><thead><tr><th>member</th><th>role</th><th></th></tr></thead><tbody>{}</tbody></table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td><a class='deletelink' href='{}'>Disconnect</a></td></tr>",
+                (
+                    (m.name, m.role, reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]))
+                    for m in members
+                ),
+            ),
+        )
 
     @admin.display(description="keys", ordering="key_count")
     def key_count(self, room: Room) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from asgiref.sync import async_to_sync
 
-from rooms import backups, hub
+from rooms import backups, coordination, hub
 from rooms.models import Room, RoomBackup
 
 
@@ -29,6 +29,17 @@ def backup_by_id(backup_id: int) -> RoomBackup:
     if backup is None or not backups.backup_file(backup).is_file():
         raise backups.BackupError("not_found", f"no backup #{backup_id}")
     return backup
+
+
+def online_members(room: Room) -> list[coordination.Member]:
+    """Who is online in the room now, on any process."""
+    return coordination.online_now([room.pk])[room.pk]
+
+
+def disconnect(room: Room, member_id: str) -> None:
+    """Close every session of a member in the room, on every process and carrier (the
+    key stays valid: to keep them out, delete the key)."""
+    async_to_sync(hub.publish_disconnect)(room.pk, member_id)
 
 
 def tell_room_it_was_reset(room: Room) -> None:

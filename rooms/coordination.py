@@ -471,11 +471,11 @@ class Coordination:
         return lease.get("actor") if lease and lease.get("busy") else None
 
 
-def online_counts(room_ids: list[int]) -> dict[int, int]:
-    """How many members are online in each room, read synchronously (for the admin)."""
+def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
+    """Who is online in each room, read synchronously (for the admin)."""
     from asgiref.sync import async_to_sync
 
-    async def count() -> dict[int, int]:
+    async def read() -> dict[int, list[Member]]:
         # A short-lived store on this call's own event loop; the shared one belongs to
         # the server's loop.
         store = (
@@ -483,9 +483,14 @@ def online_counts(room_ids: list[int]) -> dict[int, int]:
         )
         coordination = Coordination(store)
         try:
-            return {room_id: len(await coordination.online_members(room_id)) for room_id in room_ids}
+            return {room_id: await coordination.online_members(room_id) for room_id in room_ids}
         finally:
             if isinstance(store, _RedisStore):
                 await store.close()
 
-    return async_to_sync(count)()
+    return async_to_sync(read)()
+
+
+def online_counts(room_ids: list[int]) -> dict[int, int]:
+    """How many members are online in each room, read synchronously (for the admin)."""
+    return {room_id: len(members) for room_id, members in online_now(room_ids).items()}

@@ -671,12 +671,16 @@ class SessionCore:
         if slow is not None:
             self.send(await slow(frame, admin))
             return
+        # The reply is queued as soon as the answer is back, before anything else is
+        # awaited: an answer that revoked this very key (deleting the room's data) is
+        # followed by the revocation, and the reply must reach the keeper first.
         if isinstance(frame, admin_frames.TURN_TAKING):
             async with coordination.shared().room_turn(seat.room_id, seat.member.name):
                 reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
+                self.send(reply.frame)
         else:
             reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
-        self.send(reply.frame)
+            self.send(reply.frame)
         if reply.reset:
             await hub.publish_state_refresh(seat.room_id, reset=True)
 

@@ -10,6 +10,7 @@ Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,7 +22,9 @@ from keeper.kp.turn import KpTurn, model_for_room, offline_keeper_plays, run_kp_
 from loreweaver import failpoints
 from rooms import coordination, hub, services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
-from rooms.protocol.messages import error_message
+from rooms.protocol.messages import error_message, notice
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,15 @@ async def run_input(context: TurnContext, text: str) -> None:
         else:
             entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
             await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
-            locale = await database_sync_to_async(tools.room_locale)(context.room_id, context.locale)
-            await _keeper_answers(context, locale)
+            try:
+                failpoints.hit("input.keeper")
+                locale = await database_sync_to_async(tools.room_locale)(context.room_id, context.locale)
+                await _keeper_answers(context, locale)
+            except Exception:
+                # The line is committed and shown: it must not be reported as failed.
+                log.exception("room=%s the Keeper could not answer", context.room_id)
+                await hub.publish(
+                    context.room_id,
+                    {"type": "system", "level": "warn", "text": notice("keeper_failed", context.locale)},
+                )
         await hub.publish_state_refresh(context.room_id, reset=bool(reply and reply.reset))

@@ -122,6 +122,10 @@ ERRORS: dict[str, dict[str, str]] = {
 }
 
 NOTICES: dict[str, dict[str, str]] = {
+    "keeper_failed": {
+        "en": "The Keeper could not answer this time; your line is recorded. Go on, or try again.",
+        "zh": "守秘人这次未能回应；你的发言已记录。请继续，或再试一次。",
+    },
     "disconnected": {
         "en": "The server's operator disconnected this session.",
         "zh": "服务器管理员断开了此会话。",

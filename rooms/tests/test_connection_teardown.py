@@ -18,7 +18,7 @@ from rooms.tests.clients import connect
 from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
 
 JOIN_STAGES = ["join.lookup", "join.attach", "join.presence", "join.replay"]
-LATER_STAGES = ["frame.route", "input.turn"]
+LATER_STAGES = ["frame.route", "input.turn", "input.keeper"]
 TEARDOWN_STAGES = ["close.detach", "close.presence", "close.announce"]
 CAP = 2
 
@@ -55,8 +55,13 @@ async def test_a_failure_at_any_stage_leaks_no_slot_and_no_presence(faulty, room
         assert (await survivor.expect("pong"))["t"] == 2
         await survivor.say("first try")  # input.turn fails, and must give the turn back
         assert (await survivor.expect("error"))["code"] == "server_error"
-        await survivor.say("second try")
-        assert (await survivor.expect("narrative"))["text"] == "second try"
+        await survivor.say("second try")  # stored, then input.keeper fails after the commit
+        after = await survivor.collect_until("system")
+        assert [f.get("text") for f in after if f["type"] == "narrative"] == ["second try"]
+        assert not [f for f in after if f["type"] == "error"], "a committed line is never reported failed"
+        assert after[-1]["level"] == "warn"
+        await survivor.say("third try")
+        assert (await survivor.expect("narrative"))["text"] == "third try"
 
     first, second = await connect(carrier, server), await connect(carrier, server)
     try:
