@@ -29,8 +29,12 @@ log = logging.getLogger(__name__)
 # This process's identity in the shared registries; its heartbeat key proves it alive,
 # so entries left behind by a killed process stop counting once the key expires.
 PROCESS_ID = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-PROCESS_TTL = 4
-PROCESS_HEARTBEAT_SECONDS = 1
+PROCESS_TTL = 2
+PROCESS_HEARTBEAT_SECONDS = 0.5
+# A process counts as dead once its heartbeat has been seen missing for this long, not
+# at the first look: a Redis that restarted empty has lost every heartbeat, and the
+# live processes put theirs back within a heartbeat.
+PROCESS_ABSENCE_CONFIRM = 1.0
 
 MUTEX_TTL = 5
 TURN_LEASE_TTL = 15
@@ -183,6 +187,11 @@ class Coordination:
         self._turn_ended: dict[tuple[int, int], asyncio.Event] = {}
         # The lease of each room whose turn this process holds (one turn per room).
         self._held_leases: dict[int, dict] = {}
+        # When each process whose heartbeat is missing was first seen without one.
+        self._absent_since: dict[str, float] = {}
+        # Rooms where this process skipped a Keeper turn whose process died mid-turn
+        # (room -> whose turn it was): the table should hear that it ended.
+        self.cut_off: dict[int, str] = {}
 
     def _turn_ended_event(self, room_id: int) -> asyncio.Event:
         key = (id(asyncio.get_running_loop()), room_id)
@@ -224,10 +233,20 @@ class Coordination:
 
     async def _live_processes(self, process_ids: set[str]) -> set[str]:
         found = await self.store.get_many([f"proc:{p}" for p in process_ids])
-        return {key.split(":", 1)[1] for key in found}
+        beating = {key.split(":", 1)[1] for key in found}
+        now = time.monotonic()
+        for process_id in beating:
+            self._absent_since.pop(process_id, None)
+        alive = set(beating)
+        for process_id in process_ids - beating:
+            if now - self._absent_since.setdefault(process_id, now) < PROCESS_ABSENCE_CONFIRM:
+                alive.add(process_id)  # not confirmed dead yet
+        if len(self._absent_since) > 1000:  # long-dead processes need no more watching
+            self._absent_since = {p: t for p, t in self._absent_since.items() if now - t < 60}
+        return alive
 
     async def _alive(self, process_id: str) -> bool:
-        return await self.store.get(f"proc:{process_id}") is not None
+        return process_id in await self._live_processes({process_id})
 
     async def store_epoch(self) -> str:
         """An id of the store's current life. It changes when the store lost its data
@@ -439,7 +458,10 @@ class Coordination:
                         return lease
                     if serving["ticket"] < ticket and await self._ticket_dead(room_id, serving):
                         log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
+                        dead = await self.store.get(f"turn:{room_id}:lease")
                         await self._serve_next(room_id, serving["ticket"])
+                        if dead and dead.get("ticket") == serving["ticket"] and dead.get("busy"):
+                            self.cut_off[room_id] = dead.get("actor", "")
                         continue
             if await self.store.get(f"turn:{room_id}:owner:{ticket}") is None:
                 # The store lost its data since this ticket was drawn: draw again.

@@ -17,8 +17,8 @@ Messages on the layer:
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
-Locally, sessions also get `room.resync` after the layer came back from a failure:
-they catch up on the rows they missed from the database.
+- `room.resync`: the layer came back from a failure (or a broadcast to the room was
+  lost): sessions catch up on the rows they missed, from the database.
 
 `room.presence` and `room.state` carry a `refresh` id: the sessions of one process
 that receive the same refresh share one read of the room (`RoomReads`), then each
@@ -59,7 +59,7 @@ async def _group_send(room_id: int, message: dict) -> None:
         await get_channel_layer().group_send(group_name(room_id), message)
     except Exception as exc:
         log.warning("room=%s broadcast of %s failed: %r", room_id, message["type"], exc)
-        local_hub.layer_failed()
+        local_hub.layer_failed(room_id)
 
 
 async def publish(
@@ -149,6 +149,8 @@ class LocalHub:
         self._healthy: asyncio.Event | None = None
         self._recovering: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, set at first attach
+        # Rooms whose broadcast failed here: every process's sessions there must catch up.
+        self._missed: set[int] = set()
 
     def _health(self) -> asyncio.Event:
         if self._healthy is None:
@@ -216,18 +218,22 @@ class LocalHub:
             with contextlib.suppress(Exception):  # a failure here is repaired by `recover`
                 await get_channel_layer().group_add(group_name(room_id), end.channel)
 
-    def layer_failed(self) -> None:
-        """The layer could not be reached: start recovering (once). Only the server's
-        own loop recovers; a broadcast from elsewhere (an admin command) just failed."""
+    def layer_failed(self, missed_room: int | None = None) -> None:
+        """The layer could not be reached (and a broadcast to `missed_room` was lost):
+        start recovering (once). Only the server's own loop recovers; a broadcast from
+        elsewhere (an admin command) just failed."""
         if self._loop is None or asyncio.get_running_loop() is not self._loop:
             return
+        if missed_room is not None:
+            self._missed.add(missed_room)
         self._health().clear()
         if self._recovering is None or self._recovering.done():
             self._recovering = self._loop.create_task(self.recover())
 
     async def recover(self) -> None:
         """Put this process's group memberships back (retrying until the layer answers),
-        then have every local session catch up on what it missed."""
+        have every local session catch up on what it missed, and every session of a
+        room whose broadcast was lost here, on any process."""
         self._health().clear()
         delay = 0.1
         while True:
@@ -236,6 +242,10 @@ class LocalHub:
                 for room_id, end in list(self._rooms.items()):
                     if end.ready.done():
                         await layer.group_add(group_name(room_id), end.channel)
+                while self._missed:
+                    room_id = next(iter(self._missed))
+                    await layer.group_send(group_name(room_id), {"type": "room.resync"})
+                    self._missed.discard(room_id)
                 break
             except Exception as exc:
                 log.info("channel layer still unreachable: %r", exc)
@@ -252,30 +262,38 @@ local_hub = LocalHub()
 
 
 class Upkeep:
-    """What each process does every second to keep the shared picture true.
+    """What each process does twice a second to keep the shared picture true.
 
     - Its heartbeat (`coordination`), so other processes know it is alive.
     - Whether the store lost its data (a Redis restarted without persistence): then
       the layer's group memberships and this process's presence are put back, and
       sessions catch up.
-    - Presence: this process's entries are exactly its live sessions, and the ghosts
-      of dead processes are removed; members are told when that changed anything.
+    - Presence (every other second): this process's entries are exactly its live
+      sessions, and the ghosts of dead processes are removed; members are told when
+      that changed anything.
     """
+
+    # Presence is checked every this many heartbeats.
+    PRESENCE_EVERY = 4
 
     def __init__(self) -> None:
         self._epoch: str | None = None
 
     async def run(self) -> None:
         """Until cancelled."""
+        beats = 0
         while True:
             try:
-                await self.once()
+                await self.beat()
+                if beats % self.PRESENCE_EVERY == 0:
+                    await self.presence()
             except Exception as exc:  # the store is down: the next round tries again
                 log.warning("upkeep failed: %r", exc)
+            beats += 1
             await asyncio.sleep(coordination.PROCESS_HEARTBEAT_SECONDS)
 
-    async def once(self) -> None:
-        """One round of upkeep."""
+    async def beat(self) -> None:
+        """The heartbeat, and the check that the store still holds what it held."""
         shared = coordination.shared()
         await shared.process_heartbeat()
         epoch = await shared.store_epoch()
@@ -283,6 +301,10 @@ class Upkeep:
             log.warning("the shared store lost its data; putting this process's rooms back")
             local_hub.layer_failed()
         self._epoch = epoch
+
+    async def presence(self) -> None:
+        """This process's presence entries are exactly its live sessions."""
+        shared = coordination.shared()
         for room_id, listeners in local_hub.rooms().items():
             for gone in [listener for listener in listeners if listener.presence_member() is None]:
                 await local_hub.detach(room_id, gone)  # its own teardown could not

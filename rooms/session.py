@@ -18,8 +18,10 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Protocol
 
+import redis.exceptions
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db.utils import InterfaceError, OperationalError
 
 from keeper.frames import for_viewer
 from keeper.kp.sample import demo_offered
@@ -43,6 +45,17 @@ TEXT_FRAME_LIMIT = 1024 * 1024
 # The longest message anyone may send before a join is accepted: a join is a few
 # hundred bytes, and nobody unauthenticated may make the server hold more.
 PRE_JOIN_LIMIT = 64 * 1024
+# Failures that mean Redis or the database is unreachable (docs/operations.md, "Faults").
+OUTAGES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OperationalError, InterfaceError)
+
+
+def _log_failure(exc: Exception, message: str, *args: object) -> None:
+    """Log a failure: a dependency that is away (Redis, the database) in one line, as the
+    operator expects during an outage; anything else with its traceback, as a bug."""
+    if isinstance(exc, OUTAGES):
+        log.warning(message + ": %r", *args, exc)
+    else:
+        log.exception(message, *args, exc_info=exc)
 
 
 class Carrier(Protocol):
@@ -256,8 +269,8 @@ class SessionCore:
         """
         try:
             await work
-        except Exception:
-            log.exception("connection=%s could not handle a %s", self.connection_id, what)
+        except Exception as exc:
+            _log_failure(exc, "connection=%s could not handle a %s", self.connection_id, what)
             if self.seat is None:
                 await self.fail("server_error")
             else:
@@ -268,7 +281,7 @@ class SessionCore:
 
         Each step runs even when an earlier one fails (the shared store may be down):
         the slot is given back first, and a presence entry this cannot remove is
-        dropped by the process's next presence reconciliation (`hub.PresenceKeeper`).
+        dropped by the process's next round of upkeep (`hub.Upkeep`).
         """
         self._closing = True
         for task in self._tasks:
@@ -393,9 +406,9 @@ class SessionCore:
             return
         try:
             await self._admit(access_key)
-        except Exception:
+        except Exception as exc:
             # A half-made seat must not stay: close, and `closed` takes back what was set up.
-            log.exception("connection=%s join failed", self.connection_id)
+            _log_failure(exc, "connection=%s join failed", self.connection_id)
             await self.fail("server_error")
 
     async def _admit(self, access_key: AccessKey) -> None:
@@ -734,6 +747,6 @@ class SessionCore:
             text = self._inputs.get_nowait()
             try:
                 await run_input(context, text)
-            except Exception:
-                log.exception("turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
+            except Exception as exc:
+                _log_failure(exc, "turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
                 self.send_error("server_error")

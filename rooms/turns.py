@@ -199,6 +199,16 @@ async def _start_demo(context: TurnContext, text: str) -> bool:
     )
 
 
+async def _announce_cut_off(room_id: int, actor: str, default_locale: str) -> None:
+    """A Keeper turn ended with the server process that ran it: its `idle` never came,
+    so the table is told here, before the next turn."""
+    await hub.publish(room_id, {"type": "turn_status", "status": "idle"})
+    locale = await database_sync_to_async(tools.room_locale)(room_id, default_locale)
+    await hub.publish(
+        room_id, {"type": "system", "level": "warn", "text": notice("turn_cut_off", locale, actor=actor)}
+    )
+
+
 async def run_input(context: TurnContext, text: str) -> None:
     """Play one accepted input as a turn of the room.
 
@@ -211,8 +221,11 @@ async def run_input(context: TurnContext, text: str) -> None:
     async def on_queued() -> None:
         context.queued_notice()
 
-    async with coordination.shared().room_turn(context.room_id, context.member.name, on_queued):
+    shared = coordination.shared()
+    async with shared.room_turn(context.room_id, context.member.name, on_queued):
         failpoints.hit("input.turn")
+        if context.room_id in shared.cut_off:
+            await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
         holder = await database_sync_to_async(services.key_holder)(context.key_id)
         if holder is None or holder.room_id != context.room_id:
             return  # the key was revoked: its session is being closed

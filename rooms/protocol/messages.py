@@ -126,6 +126,10 @@ NOTICES: dict[str, dict[str, str]] = {
         "en": "The Keeper could not answer this time; your line is recorded. Go on, or try again.",
         "zh": "守秘人这次未能回应；你的发言已记录。请继续，或再试一次。",
     },
+    "turn_cut_off": {
+        "en": "The Keeper's answer to {actor} was cut off when a server process stopped; the line is kept.",
+        "zh": "服务器进程停止，守秘人对 {actor} 的回应被中断；发言已保留。",
+    },
     "disconnected": {
         "en": "The server's operator disconnected this session.",
         "zh": "服务器管理员断开了此会话。",

@@ -269,9 +269,11 @@ async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else
     coordination = coordination_of(env)
 
     async def beat() -> None:
+        from rooms.coordination import PROCESS_HEARTBEAT_SECONDS
+
         while True:
             await coordination.process_heartbeat()
-            await asyncio.sleep(1)
+            await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
 
     await coordination.process_heartbeat()
     beating = asyncio.create_task(beat())

@@ -259,6 +259,10 @@ async def test_a_server_killed_mid_turn_leaves_the_room_playable(tmp_path, slow_
         roll = await bo.first(lambda f: f["type"] == "dice", since=since, timeout=RECOVERY + 5)
         assert roll["total"] in range(1, 7)
         assert time.monotonic() - killed < RECOVERY, "the dead process's turn does not hold the room"
+        # The cut-off turn is closed for the table: idle, and a word why.
+        await bo.first(lambda f: f["type"] == "turn_status" and f["status"] == "idle", since=since)
+        cut = await bo.first(lambda f: f["type"] == "system" and f["level"] == "warn", since=since)
+        assert "Ann" in cut["text"]
         assert await cy.say("Cy still plays") == "ok"
         gone = await cy.first(lambda f: f["type"] == "presence" and f["online"] == 2, timeout=RECOVERY)
         assert sorted(p["name"] for p in gone["players"]) == ["Bo", "Cy"]
