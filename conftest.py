@@ -1,19 +1,3 @@
-"""Fixtures every test package shares."""
+"""The shared fixtures live in the test harness package (`loreweaver.testing`)."""
 
-from __future__ import annotations
-
-import secrets
-
-import pytest
-
-
-@pytest.fixture
-def room() -> str:
-    """A room name no other test uses."""
-    return f"room-{secrets.token_hex(4)}"
-
-
-@pytest.fixture(params=["ws", "iroh"])
-def carrier(request: pytest.FixtureRequest) -> str:
-    """Run the test over each carrier."""
-    return request.param
+pytest_plugins = ["loreweaver.testing.fixtures"]

@@ -26,7 +26,7 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
 
 MEMBERS = 6
 

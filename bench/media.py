@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from media_store.tests.media_clients import get, sha, upload  # noqa: E402
-from rooms.tests.clients import connect  # noqa: E402
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+from loreweaver.testing.clients import connect  # noqa: E402
+from loreweaver.testing.media_clients import get, sha, upload  # noqa: E402
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
 
 MIB = 1024 * 1024
 

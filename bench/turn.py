@@ -27,8 +27,8 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from keeper.tests.fake_llm import FakeLlm, Text, Usage  # noqa: E402
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+from loreweaver.testing.fake_llm import FakeLlm, Text, Usage  # noqa: E402
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
 
 REPLY = ("The lamp ", "gutters, ", "and somewhere ", "below, a bell ", "answers.")
 

@@ -18,4 +18,8 @@ class KeeperConfig(AppConfig):
             table_commands,
             turn_order,
         )
+        from keeper.backup import GamePart
         from keeper.kp import keeper_commands  # noqa: F401
+        from rooms import backups
+
+        backups.register(GamePart())

@@ -16,6 +16,7 @@ import shlex
 import time
 
 from keeper.commands import Caller, CommandReply, command
+from loreweaver import frames
 from media_store.models import AudioLayer, MediaItem, MediaKind
 
 _OPTION_VALUE = {"--volume", "--fade"}
@@ -47,13 +48,7 @@ def _no_track(caller: Caller, name: str) -> CommandReply:
 
 
 def _control(layer: str, action: str, item: MediaItem | None = None, **extra: object) -> dict:
-    frame: dict = {
-        "type": "audio_control",
-        "id": secrets.token_hex(8),
-        "action": action,
-        "layer": layer,
-        "server_ts": time.time(),
-    }
+    frame = frames.audio_control(id=secrets.token_hex(8), action=action, layer=layer, server_ts=time.time())
     if item is not None:
         frame.update(hash=item.sha256, mime=item.mime, name=item.name)
         if item.title:

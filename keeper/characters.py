@@ -9,6 +9,8 @@ from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, catalog
+from media_store.models import MediaKind
+from media_store.services import MediaError, find
 
 
 class SheetError(ValueError):
@@ -131,3 +133,21 @@ def resources_for(character: Character, locale: str) -> list[dict]:
             entry["max"] = evaluate(resource.max, names) if isinstance(resource.max, str) else resource.max
         entries.append(entry)
     return entries
+
+
+def set_avatar(room_id: int, member_id: str, sha256: str, *, character: str | None, user: str | None) -> None:
+    """Put an image of this room on the caller's own active character (`avatar_set`).
+
+    Naming anyone else is `forbidden`; no active character is `avatar_no_character`;
+    a hash that is not an image of this room is `media_not_found`.
+    """
+    own = Character.objects.filter(room_id=room_id, owner=member_id, active=True).first()
+    if (user and user != member_id) or (character and (own is None or character != own.name)):
+        raise MediaError("forbidden")
+    if own is None:
+        raise MediaError("avatar_no_character")
+    item = find(room_id, sha256)
+    if item.kind != MediaKind.IMAGE:
+        raise MediaError("media_not_found")
+    own.avatar = {"hash": item.sha256, "mime": item.mime, "size": item.size, "name": item.name}
+    own.save(update_fields=["avatar"])

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from keeper.dice import DiceError, roll_expression
+from loreweaver import frames
 
 PREFIXES = (".", "。", "/")
 MAX_ARGUMENT_CHARS = 4000
@@ -51,8 +52,6 @@ class CommandReply:
     text: str
     private: bool = True
     events: list[DiceEvent] = field(default_factory=list)
-    # The room's story was wiped or replaced: every member gets a `state{reset:true}`.
-    reset: bool = False
     # What the caller's own echo of the command shows instead of the line typed (a
     # secret argument, masked).
     echo: str | None = None
@@ -149,18 +148,7 @@ def inline_rolls(text: str, caller: Caller) -> CommandReply:
             (result,) = roll_expression(match.group(1))
         except DiceError as refused:
             return f"[[{match.group(1)}: {refused.message(caller.locale)}]]"
-        events.append(
-            DiceEvent(
-                {
-                    "type": "dice",
-                    "actor": caller.name,
-                    "kind": "roll",
-                    "expr": result.expr,
-                    "rolls": result.rolls,
-                    "total": result.total,
-                }
-            )
-        )
+        events.append(DiceEvent(frames.dice(caller.name, "roll", result.expr, result.rolls, result.total)))
         return f"{match.group(1)}={result.total}"
 
     told = _INLINE.sub(substitute, text)

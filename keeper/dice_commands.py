@@ -16,17 +16,12 @@ from keeper.frames import outcome_wire
 from keeper.models import TableSettings
 from keeper.rules import coc7, dnd5e
 from keeper.rules.packs import catalog
+from loreweaver import frames
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
 _BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)
 _SKILL_VALUE = re.compile(r"^(?P<name>.*?)\s*(?P<value>\d+)$")
 _REPEAT = re.compile(r"^(\d+)#\s*(.*)$", re.S)
-
-
-def _roll_frame(caller: Caller, kind: str, expr: str, rolls: list[int], total: int, **extra: object) -> dict:
-    frame = {"type": "dice", "actor": caller.name, "kind": kind, "expr": expr, "rolls": rolls, "total": total}
-    frame.update({k: v for k, v in extra.items() if v is not None})
-    return frame
 
 
 def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply:
@@ -46,8 +41,8 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
         return CommandReply(refused.message(caller.locale))
     events = [
         DiceEvent(
-            _roll_frame(
-                caller, "roll", result.expr, result.rolls, result.total, detail=result.detail or None
+            frames.dice(
+                caller.name, "roll", result.expr, result.rolls, result.total, detail=result.detail or None
             ),
             keepers_only=hidden,
         )
@@ -134,8 +129,8 @@ def _check_once(arguments: str, caller: Caller, rule: str) -> tuple[str, DiceEve
     detail: dict = {"modifier": 0}
     if rolled.bonus or rolled.penalty:
         detail.update(bonus=rolled.bonus, penalty=rolled.penalty, tens=rolled.tens, units=rolled.units)
-    frame = _roll_frame(
-        caller,
+    frame = frames.dice(
+        caller.name,
         "check",
         expr,
         [rolled.value],
@@ -208,8 +203,8 @@ def _dnd_check(arguments: str, caller: Caller) -> CommandReply:
         detail[d20.mode] = True
     if proficient:
         detail["proficiency"] = dnd5e.PROFICIENCY_BONUS
-    frame = _roll_frame(
-        caller,
+    frame = frames.dice(
+        caller.name,
         "check",
         expr,
         d20.faces,
@@ -293,8 +288,8 @@ def opposed_roll(
         for side, (name, value, total, outcome) in zip(("left", "right"), results, strict=True)
     }
     detail["winner"] = winner
-    frame = _roll_frame(
-        caller, "opposed", "1d100 vs 1d100", [results[0][2], results[1][2]], results[0][2], detail=detail
+    frame = frames.dice(
+        caller.name, "opposed", "1d100 vs 1d100", [results[0][2], results[1][2]], results[0][2], detail=detail
     )
     names = {"left": results[0][0], "right": results[1][0]}
     verdict = (

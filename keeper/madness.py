@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from keeper.commands import Caller, CommandReply, DiceEvent, command
 from keeper.dice.roller import roller
+from loreweaver import frames
 
 TEMPORARY = [
     (
@@ -84,14 +85,7 @@ def _bout(table: list[tuple[str, str]], caller: Caller, label_en: str, label_zh:
         effect=caller.say(en, zh),
         duration=duration,
     )
-    frame = {
-        "type": "dice",
-        "actor": caller.name,
-        "kind": "roll",
-        "expr": "1d10",
-        "rolls": [face],
-        "total": face,
-    }
+    frame = frames.dice(caller.name, "roll", "1d10", [face], face)
     return CommandReply(text, private=False, events=[DiceEvent(frame)])
 
 

@@ -11,6 +11,7 @@ from keeper.dice import DiceError
 from keeper.frames import outcome_wire
 from keeper.models import TableSettings
 from keeper.rules import coc7
+from loreweaver import frames
 
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
 
@@ -142,18 +143,17 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
         return CommandReply(refused.message(caller.locale))
     character.resources["san"] = result.remaining
     character.save(update_fields=["resources"])
-    frame = {
-        "type": "dice",
-        "actor": character.name,
-        "kind": "subsystem",
-        "subsystem": "sanity",
-        "expr": "1d100",
-        "rolls": [result.roll.value],
-        "total": result.roll.value,
-        "target": san,
-        "outcome": outcome_wire(result.outcome),
-        "detail": {"loss_expr": result.loss_expr, "loss": result.loss, "remaining": result.remaining},
-    }
+    frame = frames.dice(
+        character.name,
+        "subsystem",
+        "1d100",
+        [result.roll.value],
+        result.roll.value,
+        subsystem="sanity",
+        target=san,
+        outcome=outcome_wire(result.outcome),
+        detail={"loss_expr": result.loss_expr, "loss": result.loss, "remaining": result.remaining},
+    )
     text = caller.say(
         "{who}: sanity {roll}/{san}, loses {loss} ({remaining} left)",
         "{who}：理智 {roll}/{san}，损失 {loss}（剩余 {remaining}）",

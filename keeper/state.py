@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from keeper import characters
 from keeper.models import Character, InitiativeEntry, Story
 from keeper.rules.packs import catalog
+from loreweaver import frames
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _character_frame(character: Character, locale: str) -> dict:
 def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
     """The `state` frame for one viewer. `online` lists (member_id, name) of connected members."""
     online_ids = {member_id for member_id, _name in online}
-    frame: dict = {"type": "state"}
+    frame = frames.state()
     own = next((c for c in room.characters if c.active and c.owner == viewer.member_id), None)
     if own is not None:
         frame["character"] = _character_frame(own, viewer.locale)

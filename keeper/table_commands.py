@@ -37,7 +37,6 @@ def reset(arguments: str, caller: Caller) -> CommandReply:
         return CommandReply(
             caller.say("The campaign starts over ({scope}).", "战役重新开始（{scope}）。", scope=scope),
             private=False,
-            reset=True,
         )
     scope = {"": "story", "chars": "chars", "all": "all"}.get(word)
     if scope is None:
@@ -100,7 +99,6 @@ def save(arguments: str, caller: Caller) -> CommandReply:
             return CommandReply(
                 caller.say("Checkpoint {n} is loaded.", "已读取存档 {n}。", n=path.name),
                 private=False,
-                reset=True,
             )
         path = backups.new_backup_path(room, arguments.strip() or None)
         backups.room_export(room, path)

@@ -9,6 +9,7 @@ from keeper.commands import Caller, CommandReply, DiceEvent, command, keeper_ref
 from keeper.dice import roll_expression
 from keeper.models import InitiativeEntry, TableSettings
 from keeper.rules.packs import catalog
+from loreweaver import frames
 
 
 def order(room_id: int) -> list[InitiativeEntry]:
@@ -68,15 +69,9 @@ def initiative(arguments: str, caller: Caller) -> CommandReply:
     InitiativeEntry.objects.update_or_create(
         room_id=caller.room_id, name=name, defaults={"value": value, "tiebreak": tiebreak}
     )
-    frame = {
-        "type": "dice",
-        "actor": name,
-        "kind": "init",
-        "expr": expression + (f"{add:+d}" if add else ""),
-        "rolls": result.rolls,
-        "total": value,
-        "detail": {"modifier": add},
-    }
+    frame = frames.dice(
+        name, "init", expression + (f"{add:+d}" if add else ""), result.rolls, value, detail={"modifier": add}
+    )
     return CommandReply(
         caller.say("{name} rolls initiative: {value}", "{name} 的先攻：{value}", name=name, value=value),
         private=False,

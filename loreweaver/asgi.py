@@ -10,7 +10,7 @@ django_http = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from rooms.consumers import TableConsumer  # noqa: E402
+from loreweaver.wire.consumers import TableConsumer  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "rooms",
     "media_store",
     "keeper",
+    "loreweaver.wire",
+    "loreweaver.console",
 ]
 
 MIDDLEWARE = [

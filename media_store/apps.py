@@ -2,8 +2,14 @@ from django.apps import AppConfig
 
 
 class MediaStoreConfig(AppConfig):
-    """Media index and blob storage (the byte channel arrives with the media issue)."""
+    """Media: the index, blob storage, the SVG gate, the audio library and desk."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "media_store"
     verbose_name = "media"
+
+    def ready(self) -> None:
+        from media_store.backup import MediaPart
+        from rooms import backups
+
+        backups.register(MediaPart())

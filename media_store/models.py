@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from loreweaver import frames
 from rooms.models import Room
 
 
@@ -49,16 +50,16 @@ class MediaItem(models.Model):
 
     def as_frame(self) -> dict:
         """The `media` (image) or `audio_library_item` (audio) frame of this file."""
-        frame = {
-            "type": "media" if self.kind == MediaKind.IMAGE else "audio_library_item",
-            "id": self.frame_id,
-            "hash": self.sha256,
-            "mime": self.mime,
-            "size": self.size,
-            "name": self.name,
-            "from": self.uploader_name,
-            "ts": self.created_at.timestamp(),
-        }
+        frame = frames.media_item(
+            self.kind,
+            id=self.frame_id,
+            hash=self.sha256,
+            mime=self.mime,
+            size=self.size,
+            name=self.name,
+            ts=self.created_at.timestamp(),
+            **{"from": self.uploader_name},
+        )
         if self.kind == MediaKind.AUDIO:
             for field in ("title", "license", "source"):
                 if getattr(self, field):

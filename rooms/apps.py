@@ -2,12 +2,13 @@ from django.apps import AppConfig
 
 
 class RoomsConfig(AppConfig):
-    """The table: keys, rooms, transcript, the wire protocol and both carriers."""
+    """The table's domain: rooms, access keys, the transcript and its turn events, with
+    their services and selectors. The lowest app: it imports no other app."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"
 
     def ready(self) -> None:
-        from rooms import revocation
+        from rooms import backups
 
-        revocation.connect()
+        backups.register(backups.TablePart())

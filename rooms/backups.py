@@ -17,36 +17,21 @@ import logging
 import os
 import re
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.storage import default_storage
 from django.db import transaction
 
-from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
-from media_store.models import MediaItem
-from rooms import backup_media
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
+from rooms.signals import room_story_replaced
 
 log = logging.getLogger(__name__)
 
 FORMAT = "loreweaver-django-room"
 VERSION = 1
-# The lists of a backup that count as `store_rows`.
-ROW_PARTS = ("transcript", "turn_events", "characters", "initiative", "npcs", "keeper_notes")
-# Story fields a backup carries (the usage counters belong to the server's session).
-STORY_FIELDS = (
-    "module_id",
-    "module_title",
-    "module_intro",
-    "module_truth",
-    "progress",
-    "scene_name",
-    "scene_focus",
-    "clock_minutes",
-)
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -62,9 +47,73 @@ class BackupError(ValueError):
 class RoomCounts:
     """What an operation touched, for `admin_room_op`."""
 
-    keys: int
-    store_rows: int
+    keys: int = 0
+    store_rows: int = 0
     media_files: int = 0
+
+    def __add__(self, other: RoomCounts) -> RoomCounts:
+        return RoomCounts(
+            self.keys + other.keys, self.store_rows + other.store_rows, self.media_files + other.media_files
+        )
+
+
+# How much of a room a clear takes, each scope including the ones before it:
+# "story" the story and its progress; "chars" also the characters; "all" also the
+# module, NPCs and media (what an import replaces); "delete" also keys and settings.
+SCOPES = ("story", "chars", "all", "delete")
+
+
+@dataclass
+class Restoring:
+    """What a part needs while a backup is restored: the document's own path (its
+    companion files lie beside it), and `undo`, the steps that take back what a
+    failed restore left outside the database (stored blobs)."""
+
+    path: Path
+    undo: list[Callable[[], None]] = field(default_factory=list)
+
+    def companion(self, name: object) -> Path:
+        """A file the document names as its companion, checked to be a bare name
+        beside the document (never elsewhere)."""
+        if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
+            raise BackupError("bad_request", f"{self.path.name} names a file outside its folder")
+        return self.path.with_name(name)
+
+
+class BackupPart:
+    """One app's share of a room backup: its fields of the document, the files that
+    travel beside it, and how to restore and clear them. Each app registers its part
+    when it is ready (`register`); the composer asks every part in turn, in the order
+    the apps load, and knows no app's models."""
+
+    # The document's lists that count as stored rows in `admin_room_op`.
+    rows: tuple[str, ...] = ()
+
+    def export(self, room: Room, path: Path) -> dict:
+        """This part's fields of the document to be written at `path`."""
+        return {}
+
+    def companions(self, room: Room, path: Path) -> list[tuple[Path, Callable[[Path], None]]]:
+        """Files that go beside the document: (where, a writer given a temporary path)."""
+        return []
+
+    def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
+        """Bring this part back into `room` (inside the caller's transaction)."""
+        return RoomCounts()
+
+    def clear(self, room: Room, scope: str) -> RoomCounts:
+        """Delete this part's rows of `room` for `scope` (one of SCOPES): the rows,
+        keys and files it deleted."""
+        return RoomCounts()
+
+
+PARTS: list[BackupPart] = []
+
+
+def register(part: BackupPart) -> None:
+    """Add an app's part to every backup, restore and reset (once, when it is ready)."""
+    if not any(type(known) is type(part) for known in PARTS):
+        PARTS.append(part)
 
 
 def backup_dir() -> Path:
@@ -136,11 +185,22 @@ def _index(path: Path, room: Room | None) -> RoomBackup:
     return backup
 
 
+def _companion_files(path: Path) -> list[Path]:
+    """The files beside a backup document that belong to it (`<stem>.<what>.<ext>`)."""
+    return [p for p in path.parent.glob(f"{glob_escape(path.stem)}.*") if p != path and p.is_file()]
+
+
+def glob_escape(text: str) -> str:
+    """`text` with the glob pattern characters escaped."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def backup_delete(backup: RoomBackup) -> None:
-    """Delete a backup's files and its index row."""
+    """Delete a backup's files (the document and its companions) and its index row."""
     path = backup_file(backup)
+    for companion in _companion_files(path):
+        companion.unlink(missing_ok=True)
     path.unlink(missing_ok=True)
-    backup_media.archive_path(path).unlink(missing_ok=True)
     backup.delete()
 
 
@@ -164,9 +224,8 @@ def adopt_loose_files() -> int:
         if room is not None and path.parent in (root, room_folder(room)):
             target = room_folder(room) / path.name
             if target != path and not target.exists():
-                archive = backup_media.archive_path(path)
-                if archive.exists():
-                    archive.replace(backup_media.archive_path(target))
+                for companion in _companion_files(path):
+                    companion.replace(target.with_name(companion.name.replace(path.stem, target.stem, 1)))
                 path.replace(target)
                 path = target
             if path.parent != room_folder(room):
@@ -178,106 +237,39 @@ def adopt_loose_files() -> int:
     return adopted
 
 
-def _document(room: Room) -> dict:
-    table = TableSettings.objects.filter(room=room).first()
-    entries = list(TranscriptEntry.objects.filter(room=room).order_by("id"))
-    index = {entry.pk: position for position, entry in enumerate(entries)}
-    return {
+def _document(room: Room, path: Path) -> dict:
+    document = {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": datetime.datetime.now(datetime.UTC).isoformat(),
         "room": room.name,
-        "settings": (
-            {
-                "system": table.system,
-                "house_rule": table.house_rule,
-                "language": table.language,
-                "skills": table.skills,
-            }
-            if table
-            else {}
-        ),
-        "keys": [
-            {
-                "digest": k.digest,
-                "member_id": k.member_id,
-                "key_masked": k.key_masked,
-                "name": k.name,
-                "role": k.role,
-            }
-            for k in AccessKey.objects.filter(room=room).order_by("id")
-        ],
-        "transcript": [
-            {
-                "frame_id": e.frame_id,
-                "speaker": e.speaker,
-                "name": e.name,
-                "member_id": e.member_id,
-                "text": e.text,
-                "format": e.format,
-            }
-            for e in entries
-        ],
-        "turn_events": [
-            {
-                "anchor": index.get(event.anchor_id),
-                "frame": event.frame,
-                "audience": event.audience,
-                "member_id": event.member_id,
-            }
-            for event in TurnEvent.objects.filter(room=room).order_by("id")
-        ],
-        "characters": [
-            {
-                "owner": c.owner,
-                "name": c.name,
-                "system": c.system,
-                "attributes": c.attributes,
-                "skills": c.skills,
-                "resources": c.resources,
-                "status_effects": c.status_effects,
-                "avatar": c.avatar,
-                "active": c.active,
-                "pregen": c.pregen,
-            }
-            for c in Character.objects.filter(room=room).order_by("id")
-        ],
-        "initiative": [
-            {"name": e.name, "value": e.value, "tiebreak": e.tiebreak, "current": e.current}
-            for e in InitiativeEntry.objects.filter(room=room)
-        ],
-        "story": _story_fields(room),
-        "npcs": [
-            {"name": n.name, "persona": n.persona, "secret": n.secret} for n in Npc.objects.filter(room=room)
-        ],
-        "keeper_notes": [note.text for note in KeeperNote.objects.filter(room=room).order_by("id")],
-        **backup_media.document(room),
     }
+    for part in PARTS:
+        document.update(part.export(room, path))
+    return document
 
 
-def _story_fields(room: Room) -> dict:
-    story = Story.objects.filter(room=room).first()
-    return {name: getattr(story, name) for name in STORY_FIELDS} if story else {}
+def _stored_rows(document: dict) -> int:
+    return sum(len(document.get(name) or []) for part in PARTS for name in part.rows)
 
 
 def room_export(room: Room, path: Path) -> RoomCounts:
     """Write the room's backup to `path` (inside the backups folder) atomically
-    (temporary files, then renames: the media archive first, the document that names
-    it last) and index it as the room's."""
-    document = _document(room)
+    (temporary files, then renames: the companion files first, the document that
+    names them last) and index it as the room's."""
+    document = _document(room, path)
+    companions = [item for part in PARTS for item in part.companions(room, path)]
     temporaries = [path.with_name(f".{path.name}.tmp")]
+    temporaries += [target.with_name(f".{target.name}.tmp") for target, _write in companions]
     try:
-        if document["media"]:
-            archive = backup_media.archive_path(path)
-            temporaries.append(archive.with_name(f".{archive.name}.tmp"))
-            backup_media.write_archive(room, temporaries[1])
-            document["media_archive"] = archive.name
+        for (_target, write), temporary in zip(companions, temporaries[1:], strict=True):
+            write(temporary)
         with temporaries[0].open("w", encoding="utf-8") as handle:
             json.dump(document, handle, ensure_ascii=False)
             handle.flush()
             os.fsync(handle.fileno())
-        if document["media"]:
-            temporaries[1].replace(backup_media.archive_path(path))
+        for (target, _write), temporary in zip(companions, temporaries[1:], strict=True):
+            temporary.replace(target)
         temporaries[0].replace(path)
     except BaseException:
         for temporary in temporaries:
@@ -285,15 +277,18 @@ def room_export(room: Room, path: Path) -> RoomCounts:
                 temporary.unlink(missing_ok=True)
         raise
     _index(path, room)
-    rows = sum(len(document[part]) for part in ROW_PARTS)
-    return RoomCounts(keys=len(document["keys"]), store_rows=rows, media_files=len(document["media"]))
+    keys = len(document.get("keys") or [])
+    return RoomCounts(
+        keys=keys, store_rows=_stored_rows(document), media_files=len(document.get("media") or [])
+    )
 
 
 def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:
     """Restore a backup, into `room_name` if given (remapped), all or nothing.
 
-    The room's story, characters, initiative and settings are replaced by the backup's;
-    keys whose digest already exists stay where they are.
+    The room's story, characters, module and media are replaced by the backup's;
+    keys whose digest already exists stay where they are. Members are told once it
+    is committed (`room_story_replaced`).
     """
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -310,101 +305,123 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
     target = room_name or document.get("room")
     if not isinstance(target, str) or not target:
         raise BackupError("bad_request", "the backup names no room")
-    archive_name = document.get("media_archive")
-    archive = None
-    if archive_name:
-        if not isinstance(archive_name, str) or not _SAFE_NAME.match(archive_name) or ".." in archive_name:
-            raise BackupError("bad_request", f"{path.name} names a media archive outside room_backups")
-        archive = path.with_name(archive_name)
-    saved_blobs: list[str] = []
+    restoring = Restoring(path)
+    counts = RoomCounts(store_rows=_stored_rows(document))
     try:
         with transaction.atomic():
             room, _ = Room.objects.get_or_create(name=target)
-            _clear(room, keys=False)
-            keys = 0
-            for key in document["keys"]:
-                if not AccessKey.objects.filter(digest=key["digest"]).exists():
-                    AccessKey.objects.create(room=room, **key)
-                    keys += 1
-            entries = []
-            for line in document["transcript"]:
-                frame_id = line["frame_id"]
-                if TranscriptEntry.objects.filter(frame_id=frame_id).exists():
-                    frame_id = new_frame_id()  # the original room still holds this line
-                entries.append(TranscriptEntry.objects.create(room=room, **{**line, "frame_id": frame_id}))
-            for event in document["turn_events"]:
-                anchor = entries[event["anchor"]] if event["anchor"] is not None else None
-                TurnEvent.objects.create(
-                    room=room,
-                    anchor=anchor,
-                    frame=event["frame"],
-                    audience=event["audience"],
-                    member_id=event["member_id"],
-                )
-            for character in document["characters"]:
-                Character.objects.create(room=room, **character)
-            for entry in document["initiative"]:
-                InitiativeEntry.objects.create(room=room, **entry)
-            if document["settings"]:
-                TableSettings.objects.update_or_create(room=room, defaults=document["settings"])
-            story = {k: v for k, v in document.get("story", {}).items() if k in STORY_FIELDS}
-            if story:
-                Story.objects.update_or_create(room=room, defaults=story)
-            for npc in document.get("npcs", []):
-                Npc.objects.create(room=room, **npc)
-            for text in document.get("keeper_notes", []):
-                KeeperNote.objects.create(room=room, text=text)
-            media_files = backup_media.restore(room, document, archive, saved_blobs)
+            _clear(room, "all")  # what it deleted is not what the restore reports
+            for part in PARTS:
+                counts += part.restore(room, document, restoring)
+            room_story_replaced.send(sender=Room, room_id=room.pk)
     except (KeyError, TypeError, IndexError, ValueError, OSError, zipfile.BadZipFile) as exc:
-        for key in saved_blobs:  # nothing of a failed import stays behind
-            default_storage.delete(key)
+        for step in restoring.undo:  # nothing of a failed import stays behind
+            step()
+        if isinstance(exc, BackupError):
+            raise
         raise BackupError(
             "bad_request", f"{path.name} is damaged ({exc.__class__.__name__}: {exc})"
         ) from None
-    rows = sum(len(document.get(part, [])) for part in ROW_PARTS)
-    return room, RoomCounts(keys=keys, store_rows=rows, media_files=media_files)
+    return room, counts
 
 
-def _clear(room: Room, *, keys: bool) -> int:
-    deleted = backup_media.clear(room)
-    for model in (TurnEvent, TranscriptEntry, Character, InitiativeEntry, Npc, KeeperNote, Story):
-        deleted += model.objects.filter(room=room).delete()[0]
-    if keys:
-        AccessKey.objects.filter(room=room).delete()
-        TableSettings.objects.filter(room=room).delete()
-    return deleted
+def _clear(room: Room, scope: str) -> RoomCounts:
+    counts = RoomCounts()
+    for part in PARTS:
+        counts += part.clear(room, scope)
+    return counts
 
 
 def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
-    """Delete the room's keys and data; with a backup path, only after it was written."""
+    """Delete the room's keys and data; with a backup path, only after it was written.
+    Members are told once it is committed (their keys are gone, so they are closed)."""
     if backup is not None:
         room_export(room, backup)
     with transaction.atomic():
-        keys = AccessKey.objects.filter(room=room).count()
-        files = MediaItem.objects.filter(room=room).count()
-        rows = _clear(room, keys=True)
-    return RoomCounts(keys=keys, store_rows=rows, media_files=files)
-
-
-_USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
+        counts = _clear(room, "delete")
+        room_story_replaced.send(sender=Room, room_id=room.pk)
+    return counts
 
 
 def room_reset(room: Room, scope: str) -> RoomCounts:
     """Start the campaign over: `story` clears the story and its progress (the module
-    and its NPCs stay); `chars` also the characters; `all` also the module and NPCs.
-    Keys, settings and connections stay."""
+    and its NPCs stay); `chars` also the characters; `all` also the module, NPCs and
+    media. Keys, settings and connections stay; members are told once it is committed.
+    The one reset the console, the keepers' admin frames and `.reset` all use."""
+    if scope not in SCOPES[:3]:
+        raise BackupError("bad_request", f"a reset's scope is story, chars or all, not {scope!r}")
     with transaction.atomic():
-        deleted = 0
-        for model in (TurnEvent, TranscriptEntry, InitiativeEntry, KeeperNote):
-            deleted += model.objects.filter(room=room).delete()[0]
-        if scope in ("chars", "all"):
-            deleted += Character.objects.filter(room=room).delete()[0]
-        if scope == "all":
-            deleted += Npc.objects.filter(room=room).delete()[0]
-            deleted += backup_media.clear(room)
-            deleted += Story.objects.filter(room=room).delete()[0]
-        else:
-            Story.objects.filter(room=room).update(
-                progress=0, scene_name="", scene_focus="", clock_minutes=None, **_USAGE_ZERO
+        counts = _clear(room, scope)
+        room_story_replaced.send(sender=Room, room_id=room.pk)
+    return counts
+
+
+class TablePart(BackupPart):
+    """The table's own share: keys (as digests), the transcript, and the turn events
+    anchored to it by position."""
+
+    rows = ("transcript", "turn_events")
+
+    def export(self, room: Room, path: Path) -> dict:
+        entries = list(TranscriptEntry.objects.filter(room=room).order_by("id"))
+        index = {entry.pk: position for position, entry in enumerate(entries)}
+        return {
+            "keys": [
+                {
+                    "digest": k.digest,
+                    "member_id": k.member_id,
+                    "key_masked": k.key_masked,
+                    "name": k.name,
+                    "role": k.role,
+                }
+                for k in AccessKey.objects.filter(room=room).order_by("id")
+            ],
+            "transcript": [
+                {
+                    "frame_id": e.frame_id,
+                    "speaker": e.speaker,
+                    "name": e.name,
+                    "member_id": e.member_id,
+                    "text": e.text,
+                    "format": e.format,
+                }
+                for e in entries
+            ],
+            "turn_events": [
+                {
+                    "anchor": index.get(event.anchor_id),
+                    "frame": event.frame,
+                    "audience": event.audience,
+                    "member_id": event.member_id,
+                }
+                for event in TurnEvent.objects.filter(room=room).order_by("id")
+            ],
+        }
+
+    def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
+        keys = 0
+        for key in document["keys"]:
+            if not AccessKey.objects.filter(digest=key["digest"]).exists():
+                AccessKey.objects.create(room=room, **key)
+                keys += 1
+        entries = []
+        for line in document["transcript"]:
+            frame_id = line["frame_id"]
+            if TranscriptEntry.objects.filter(frame_id=frame_id).exists():
+                frame_id = new_frame_id()  # the original room still holds this line
+            entries.append(TranscriptEntry.objects.create(room=room, **{**line, "frame_id": frame_id}))
+        for event in document["turn_events"]:
+            anchor = entries[event["anchor"]] if event["anchor"] is not None else None
+            TurnEvent.objects.create(
+                room=room,
+                anchor=anchor,
+                frame=event["frame"],
+                audience=event["audience"],
+                member_id=event["member_id"],
             )
-    return RoomCounts(keys=0, store_rows=deleted)
+        return RoomCounts(keys=keys)
+
+    def clear(self, room: Room, scope: str) -> RoomCounts:
+        deleted = sum(model.objects.filter(room=room).delete()[0] for model in (TurnEvent, TranscriptEntry))
+        keys = AccessKey.objects.filter(room=room).delete()[0] if scope == "delete" else 0
+        return RoomCounts(keys=keys, store_rows=deleted)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from loreweaver import frames
+
 
 class Room(models.Model):
     """A table. Players join it with an access key bound to its name."""
@@ -93,16 +95,9 @@ class TranscriptEntry(models.Model):
 
     def as_frame(self) -> dict:
         """The `narrative` frame this line was broadcast as."""
-        frame = {
-            "type": "narrative",
-            "id": self.frame_id,
-            "speaker": self.speaker,
-            "text": self.text,
-            "format": self.format,
-        }
-        if self.name:
-            frame["name"] = self.name
-        return frame
+        return frames.narrative(
+            self.frame_id, self.speaker, self.text, text_format=self.format, name=self.name
+        )
 
 
 class Audience(models.TextChoices):

@@ -1,4 +1,4 @@
-"""Reads of the table's state: what a joining member is shown."""
+"""Reads of the table's state: the story a joining member is shown."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from media_store.models import AudioLayer, MediaItem
-from media_store.services import uploads_enabled
 from rooms.models import Room, TranscriptEntry, TurnEvent
 
 
@@ -16,11 +14,10 @@ class Replay:
     """The frames a joining member is shown, and the rows they came from.
 
     `rows[i]` names the stored row (`("entry" | "event" | "media", id)`) that
-    `frames[i]` shows, or None for a frame that is no row (`audio_state`,
-    `media_enabled`): a session uses them never to show one row twice (a line
-    committed while the replay was being read, or a catch-up after an outage).
-    After the story come the room's media and audio library, then `media_enabled`
-    when uploads are off (DECISIONS "Join order").
+    `frames[i]` shows, or None for a frame that is no row: a session uses them never
+    to show one row twice (a line committed while the replay was being read, or a
+    catch-up after an outage). Other apps add their part after the story (the media
+    library, the audio desk).
     """
 
     frames: list[dict] = field(default_factory=list)
@@ -33,7 +30,8 @@ class Replay:
 
 
 def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None = None) -> Replay:
-    """The last `limit` story lines of `room`, each followed by the events it anchored.
+    """The last `limit` story lines of `room`, each followed by the events it anchored
+    (the rest of a join's replay is the media library's: `media_store.selectors`).
 
     Events the viewer may not see (keeper-only rolls) are left out. Events recorded
     before the room's first line are replayed first, when the window reaches back to
@@ -64,11 +62,4 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
     for entry in entries:
         replay.add(entry.as_frame(), ("entry", entry.id))
         add_events(entry.id)
-    for item in MediaItem.objects.filter(room=room).order_by("id"):
-        replay.add(item.as_frame(), ("media", item.id))
-    layers = list(AudioLayer.objects.filter(room=room).order_by("layer"))
-    if layers:
-        replay.add({"type": "audio_state", "layers": [layer.as_entry() for layer in layers]})
-    if not uploads_enabled(room.pk):
-        replay.add({"type": "media_enabled", "enabled": False})
     return replay

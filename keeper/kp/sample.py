@@ -218,14 +218,6 @@ def room_is_empty(room_id: int) -> bool:
     )
 
 
-async def demo_offered(room_id: int) -> bool:
-    """Whether a keeper joining now is offered the sample adventure (`demo`): the
-    offline Keeper plays and the room is completely empty."""
-    from keeper.kp.turn import offline_keeper_plays
-
-    return await offline_keeper_plays() and await database_sync_to_async(room_is_empty)(room_id)
-
-
 def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
     """Install the sample adventure if the room is still empty (the caller holds the
     room's turn). Returns False, changing nothing, when it is not."""

@@ -23,15 +23,15 @@ from django.db.models import F
 
 from keeper.kp import prompt, tools
 from keeper.kp.censor import OutputFilter
-from keeper.llm import config as llm_config
-from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage, client_for
+from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
+from loreweaver import frames
 
 log = logging.getLogger(__name__)
 
 
 class TurnSink(Protocol):
-    """How a Keeper turn reaches the table (implemented by `rooms.turns`)."""
+    """How a Keeper turn reaches the table (implemented by `loreweaver.wire.turns`)."""
 
     async def busy(self, activity: str | None = None, round_number: int | None = None) -> None: ...
     async def delta(self, draft_id: str, text: str) -> None: ...
@@ -97,7 +97,7 @@ async def _voice_npc(model: ChatModel, turn: KpTurn, arguments: dict) -> tools.T
     text = (line.feed(await model.complete(messages)) + line.finish()).strip()
     if not text:
         return tools.ToolOutcome(f"{name} says nothing")
-    frame = {"type": "narrative", "speaker": "npc", "name": name, "text": text, "format": "markdown"}
+    frame = frames.narrative("", "npc", text, text_format="markdown", name=name)  # its id comes from the sink
     return tools.ToolOutcome(f"{name} said: {text}", [(frame, False)])
 
 
@@ -137,27 +137,6 @@ def _add(a: Usage, b: Usage) -> Usage:
         a.cache_hit_tokens + b.cache_hit_tokens,
         a.cache_miss_tokens + b.cache_miss_tokens,
     )
-
-
-async def offline_keeper_plays() -> bool:
-    """Whether no usable model is configured, so the sample Keeper plays."""
-    config = await database_sync_to_async(llm_config.resolve)()
-    return not config.usable
-
-
-async def model_for_room(room_id: int, member_id: str = "") -> tuple[ChatModel | None, int]:
-    """The model that answers this room's lines and its context window: the configured
-    provider; else the offline sample Keeper in a room playing its adventure; else
-    None (a table without a model, where the human keeper narrates). Read at every
-    turn, so a switch needs no restart."""
-    from keeper.kp.sample import SampleKeeper, plays_sample
-
-    config = await database_sync_to_async(llm_config.resolve)()
-    if config.usable:
-        return client_for(config), config.context_window
-    if await database_sync_to_async(plays_sample)(room_id):
-        return SampleKeeper(room_id, member_id), 0
-    return None, 0
 
 
 async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_window: int = 0) -> None:

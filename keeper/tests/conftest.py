@@ -44,7 +44,7 @@ def seeded():
 @pytest.fixture(scope="module")
 def llm():
     """A scripted OpenAI-compatible provider on loopback (see `fake_llm`)."""
-    from keeper.tests.fake_llm import FakeLlm
+    from loreweaver.testing.fake_llm import FakeLlm
 
     fake = FakeLlm().start()
     yield fake
@@ -54,7 +54,7 @@ def llm():
 @pytest.fixture(scope="module")
 def ai_server(llm, tmp_path_factory: pytest.TempPathFactory):
     """A server whose Keeper is the scripted provider."""
-    from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+    from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 
     env = create_env(tmp_path_factory.mktemp("ai"), hosted=hosted_profile())
     wordlist = env.data_dir / "wordlist.txt"

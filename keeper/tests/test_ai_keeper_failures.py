@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import threading
 
-from keeper.tests.fake_llm import Drop, Text, Wait
 from keeper.tests.test_ai_keeper_turn import settle
-from rooms.tests.clients import WsClient
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.fake_llm import Drop, Text, Wait
 
 
 async def _frames_until_idle(client) -> list[dict]:

@@ -4,8 +4,8 @@ in the model's order, and the same lines replayed to a late joiner (checklist 64
 
 from __future__ import annotations
 
-from keeper.tests.fake_llm import Text, Tool, Usage
-from rooms.tests.clients import IrohClient, WsClient
+from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.fake_llm import Text, Tool, Usage
 
 TURN_END = "state"
 

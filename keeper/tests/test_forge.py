@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rooms.tests.clients import WsClient
+from loreweaver.testing.clients import WsClient
 
 SKILL = """```markdown
 ---

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from keeper.tests.fake_llm import Text, Tool
-from rooms.tests.clients import IrohClient, WsClient
+from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.fake_llm import Text, Tool
 
 TRUTH = "TRUTH-SENTINEL-drowned-chapel"
 RUTH_SECRET = "RUTH-SECRET-SENTINEL-bribe"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from keeper.tests.fake_llm import FakeLlm, Text
 from keeper.tests.test_ai_keeper_turn import settle
-from rooms.tests.clients import WsClient
-from rooms.tests.servers import dedicated_server
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.fake_llm import FakeLlm, Text
+from loreweaver.testing.servers import dedicated_server
 
 KEY = "sk-saved-for-the-first-endpoint-1234"
 

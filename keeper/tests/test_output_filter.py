@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keeper.kp.censor import MachineryFilter, Wordlist
-from keeper.tests.fake_llm import Text
-from rooms.tests.clients import WsClient
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.fake_llm import Text
 
 REPLY = (
     'The fog parts. <tool_call>{"name": "skill_check"}</tool_call>A grue waits'

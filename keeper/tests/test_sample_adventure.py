@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from keeper.kp.sample import GUIDED_ACTIONS
 from keeper.tests.test_ai_keeper_turn import settle
-from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import dedicated_server
+from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.servers import dedicated_server
 
 # No TRPG_LLM__*: the offline Keeper plays.
 offline_server = dedicated_server()

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from keeper import skill_catalog
-from keeper.tests.fake_llm import Text
 from keeper.tests.test_ai_keeper_turn import settle
-from rooms.tests.clients import WsClient
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.fake_llm import Text
 
 GOOD = """---
 name: Sea shanties

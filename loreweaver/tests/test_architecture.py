@@ -1,69 +1,184 @@
-"""The layering of ARCHITECTURE.md, pinned: carriers -> session -> hub / game services -> models."""
+"""The layering of docs/architecture.md, pinned.
+
+Layers, lowest first; a module may import modules of its own layer and of the layers
+below it, never above (function-local imports count too), and no group of modules
+may import each other in a circle.
+"""
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PROTOCOL_LAYER = (
-    "rooms.session",
-    "rooms.hub",
-    "rooms.consumers",
-    "rooms.iroh_carrier",
-    "rooms.server",
-    "rooms.protocol",
-)
+PACKAGES = ("loreweaver", "rooms", "media_store", "keeper")
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("loreweaver.env", "loreweaver.version", "loreweaver.failpoints", "loreweaver.frames")),
+    ("table", ("rooms",)),
+    ("media", ("media_store",)),
+    ("game", ("keeper",)),
+    ("wire", ("loreweaver.wire",)),
+    ("console", ("loreweaver.console",)),
+    ("project", ("loreweaver",)),
+]
 
 
-def _modules(package: str) -> list[Path]:
-    return [
-        p for p in (ROOT / package).rglob("*.py") if "tests" not in p.parts and "migrations" not in p.parts
-    ]
+def layer_of(module: str) -> int:
+    """The rank of the layer `module` belongs to (the longest matching prefix wins)."""
+    best, best_length = None, -1
+    for rank, (_name, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_length:
+                best, best_length = rank, len(prefix)
+    if best is None:
+        raise LookupError(f"{module} is in no layer")
+    return best
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+def _is_production(path: Path) -> bool:
+    return not {"tests", "testing", "migrations"} & set(path.relative_to(ROOT).parts)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if _is_production(path):
+                parts = list(path.relative_to(ROOT).with_suffix("").parts)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    imported: str
+    line: int
+
+
+def _resolve(name: str) -> str | None:
+    """The project module `name` refers to (a module, or the module holding a name)."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def _imports_of(module: str) -> list[Import]:
+    found = []
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            target = _resolve(name)
+            if target and target != module and not module.startswith(target + "."):
+                found.append(Import(module, target, node.lineno))
+    return found
 
 
-def test_the_game_and_media_never_import_the_protocol_layer():
-    for package in ("keeper", "media_store"):
-        for path in _modules(package):
-            bad = {name for name in _imports(path) if name.startswith(PROTOCOL_LAYER)}
-            assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+IMPORTS = [found for module in MODULES for found in _imports_of(module)]
+
+
+def test_every_module_belongs_to_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    upward = [
+        f"{MODULES[i.importer].relative_to(ROOT)}:{i.line} imports {i.imported} "
+        f"({LAYERS[layer_of(i.imported)][0]}) from the {LAYERS[layer_of(i.importer)][0]} layer"
+        for i in IMPORTS
+        if layer_of(i.imported) > layer_of(i.importer)
+    ]
+    assert not upward, "imports against the layering:\n" + "\n".join(upward)
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    graph: dict[str, set[str]] = {module: set() for module in MODULES}
+    for found in IMPORTS:
+        graph[found.importer].add(found.imported)
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join([*cycle, cycle[0]]) for cycle in cycles)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), as lists."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_file_is_longer_than_600_lines():
+    long = [
+        f"{path.relative_to(ROOT)}: {length} lines"
+        for path in MODULES.values()
+        if (length := len(path.read_text().splitlines())) > 600
+    ]
+    assert not long
 
 
 def test_carriers_know_framing_only():
-    for carrier in ("rooms/consumers.py", "rooms/iroh_carrier.py"):
-        imports = _imports(ROOT / carrier)
-        assert not {
-            n for n in imports if n.startswith(("rooms.models", "rooms.services", "keeper", "django.db"))
-        }, carrier
+    for carrier in ("loreweaver.wire.consumers", "loreweaver.wire.iroh_carrier"):
+        imported = {i.imported for i in IMPORTS if i.importer == carrier}
+        assert not {m for m in imported if layer_of(m) < layer_of("loreweaver.wire")}, carrier
 
 
 def test_frames_are_parsed_in_one_place():
-    for path in _modules("rooms") + _modules("keeper"):
-        if path.name == "inbound.py":
-            continue
+    for module, path in MODULES.items():
         source = path.read_text()
-        assert "parse_frame(" not in source or path.name == "session.py", path
-        if "rooms" in path.parts:  # keeper validates its own data files (packs), not frames
-            assert "model_validate" not in source, path
+        if module == "loreweaver.wire.protocol.inbound":
+            continue
+        assert "parse_frame(" not in source or module == "loreweaver.wire.session", module
+        if module.startswith("loreweaver.wire"):  # the game validates its data files, not frames
+            assert "model_validate" not in source, module
 
 
 def test_the_protocol_version_is_declared_once():
     holders = [
         path.relative_to(ROOT).as_posix()
-        for package in ("loreweaver", "rooms", "keeper", "media_store")
-        for path in _modules(package)
+        for path in MODULES.values()
         if '"2.3"' in path.read_text() or "'2.3'" in path.read_text()
     ]
     assert holders == ["loreweaver/version.py"]
@@ -75,8 +190,26 @@ def test_nothing_outside_the_rules_layer_branches_on_outcome_id():
     )
     offenders = [
         path.relative_to(ROOT).as_posix()
-        for package in ("loreweaver", "rooms", "keeper", "media_store")
-        for path in _modules(package)
+        for path in MODULES.values()
         if "keeper/rules" not in path.as_posix() and pattern.search(path.read_text())
     ]
     assert offenders == []
+
+
+def test_outbound_frames_are_built_in_one_module():
+    builder = MODULES["loreweaver.frames"]
+    kinds = set(re.findall(r'"type": "(\w+)"', builder.read_text())) - {"media"}
+    literal = re.compile('"type": "(' + "|".join(sorted(kinds)) + ')"')
+    offenders = [
+        path.relative_to(ROOT).as_posix()
+        for module, path in MODULES.items()
+        if module != "loreweaver.frames" and literal.search(path.read_text())
+    ]
+    assert offenders == []
+
+
+def test_every_frame_type_a_client_sends_has_its_handler():
+    from loreweaver.wire.handlers import HANDLERS
+    from loreweaver.wire.protocol.inbound import KNOWN_TYPES
+
+    assert set(HANDLERS) == set(KNOWN_TYPES)

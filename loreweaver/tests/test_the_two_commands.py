@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rooms.tests.clients import WsClient
+from loreweaver.testing.clients import WsClient
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms.tests.servers import dedicated_server
+from loreweaver.testing.servers import dedicated_server
 
 # The default media limits.
 media_server = dedicated_server()

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import time
 
-from media_store.tests.media_clients import sha, upload
-from rooms.tests.clients import WsClient, connect
+from loreweaver.testing.clients import WsClient, connect
+from loreweaver.testing.media_clients import sha, upload
 
 THEME = b"ID3\x04\x00\x00\x00\x00\x00\x00" + os.urandom(5000)
 WAVES = b"OggS" + os.urandom(4000)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from media_store.tests.media_clients import sha, upload
-from rooms.tests.clients import connect
+from loreweaver.testing.clients import connect
+from loreweaver.testing.media_clients import sha, upload
 
 PORTRAIT = b"\x89PNG\r\n\x1a\n" + os.urandom(900)
 

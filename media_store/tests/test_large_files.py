@@ -18,9 +18,9 @@ import threading
 import psutil
 import pytest
 
-from media_store.tests.media_clients import get, sha, upload
-from rooms.tests.clients import connect
-from rooms.tests.servers import hosted_profile
+from loreweaver.testing.clients import connect
+from loreweaver.testing.media_clients import get, sha, upload
+from loreweaver.testing.servers import hosted_profile
 
 SIZE = 100 * 1024 * 1024
 

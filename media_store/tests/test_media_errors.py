@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from media_store.tests.media_clients import envelope, get, offer, put, sha, upload
-from rooms.tests.clients import IrohClient, connect
+from loreweaver.testing.clients import IrohClient, connect
+from loreweaver.testing.media_clients import envelope, get, offer, put, sha, upload
 
 PNG = b"\x89PNG\r\n\x1a\n" + os.urandom(600)
 

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from media_store.tests.media_clients import get, offer, sha, upload
-from rooms.tests.clients import connect
+from loreweaver.testing.clients import connect
+from loreweaver.testing.media_clients import get, offer, sha, upload
 
 PNG = b"\x89PNG\r\n\x1a\n" + os.urandom(3000)
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="4" height="4"/></svg>'

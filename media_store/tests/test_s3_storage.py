@@ -15,9 +15,9 @@ from pathlib import Path
 import boto3
 import pytest
 
-from media_store.tests.media_clients import get, sha, upload
-from rooms.tests.clients import connect
-from rooms.tests.servers import create_env, destroy_env, hosted_profile, start_serve
+from loreweaver.testing.clients import connect
+from loreweaver.testing.media_clients import get, sha, upload
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 
 BUCKET = "loreweaver-media"
 CREDENTIALS = {

@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from media_store.tests.media_clients import get, sha, upload
-from rooms.tests.clients import IrohClient, WsClient
-from rooms.tests.servers import (
+from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.media_clients import get, sha, upload
+from loreweaver.testing.servers import (
     backup_folder,
     create_env,
     database_snapshot,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from rooms.tests.clients import WsClient
-from rooms.tests.servers import backup_folder, database_snapshot
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.servers import backup_folder, database_snapshot
 
 
 async def _keeper(server, room: str, name: str) -> tuple[WsClient, str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from rooms.tests.clients import WsClient
-from rooms.tests.servers import POSTGRES_ADMIN_URL, start_serve
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.servers import POSTGRES_ADMIN_URL, start_serve
 
 
 def _everything_on_disk(env) -> bytes:
@@ -103,7 +103,7 @@ async def test_exported_keys_are_digests_that_restore_the_same_keys_elsewhere(fr
     text = exported.read_text()
     assert key not in text and "sha256:" in text and "DIGESTS" in text
 
-    from rooms.tests.servers import create_env, destroy_env
+    from loreweaver.testing.servers import create_env, destroy_env
 
     elsewhere = create_env(tmp_path / "elsewhere", hosted=fresh_env.hosted)
     try:

@@ -1,0 +1,97 @@
+"""The game's share of a room backup: the table's settings, the characters, the
+initiative order, the story (module, scene, clock), the NPCs and the keeper notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
+from rooms.backups import BackupPart, Restoring, RoomCounts
+from rooms.models import Room
+
+# Story fields a backup carries (the usage counters belong to the server that spent them).
+STORY_FIELDS = (
+    "module_id",
+    "module_title",
+    "module_intro",
+    "module_truth",
+    "progress",
+    "scene_name",
+    "scene_focus",
+    "clock_minutes",
+)
+SETTINGS_FIELDS = ("system", "house_rule", "language", "skills")
+CHARACTER_FIELDS = (
+    "owner",
+    "name",
+    "system",
+    "attributes",
+    "skills",
+    "resources",
+    "status_effects",
+    "avatar",
+    "active",
+    "pregen",
+)
+_USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
+
+
+class GamePart(BackupPart):
+    """Characters, initiative, NPCs and notes as rows; settings and story as fields."""
+
+    rows = ("characters", "initiative", "npcs", "keeper_notes")
+
+    def export(self, room: Room, path: Path) -> dict:
+        table = TableSettings.objects.filter(room=room).first()
+        story = Story.objects.filter(room=room).first()
+        return {
+            "settings": {name: getattr(table, name) for name in SETTINGS_FIELDS} if table else {},
+            "characters": [
+                {name: getattr(c, name) for name in CHARACTER_FIELDS}
+                for c in Character.objects.filter(room=room).order_by("id")
+            ],
+            "initiative": [
+                {"name": e.name, "value": e.value, "tiebreak": e.tiebreak, "current": e.current}
+                for e in InitiativeEntry.objects.filter(room=room)
+            ],
+            "story": {name: getattr(story, name) for name in STORY_FIELDS} if story else {},
+            "npcs": [
+                {"name": n.name, "persona": n.persona, "secret": n.secret}
+                for n in Npc.objects.filter(room=room)
+            ],
+            "keeper_notes": [note.text for note in KeeperNote.objects.filter(room=room).order_by("id")],
+        }
+
+    def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
+        for character in document["characters"]:
+            Character.objects.create(room=room, **character)
+        for entry in document["initiative"]:
+            InitiativeEntry.objects.create(room=room, **entry)
+        if document["settings"]:
+            TableSettings.objects.update_or_create(room=room, defaults=document["settings"])
+        story = {k: v for k, v in document.get("story", {}).items() if k in STORY_FIELDS}
+        if story:
+            Story.objects.update_or_create(room=room, defaults=story)
+        for npc in document.get("npcs", []):
+            Npc.objects.create(room=room, **npc)
+        for text in document.get("keeper_notes", []):
+            KeeperNote.objects.create(room=room, text=text)
+        return RoomCounts()
+
+    def clear(self, room: Room, scope: str) -> RoomCounts:
+        """`story`: initiative and notes go, the story's progress starts over; `chars`:
+        the characters too; `all`: the module (the story row) and NPCs too; `delete`:
+        the room's settings too."""
+        doomed = [InitiativeEntry, KeeperNote]
+        if scope != "story":
+            doomed.append(Character)
+        if scope in ("all", "delete"):
+            doomed += [Npc, Story]
+        deleted = sum(model.objects.filter(room=room).delete()[0] for model in doomed)
+        if Story not in doomed:
+            Story.objects.filter(room=room).update(
+                progress=0, scene_name="", scene_focus="", clock_minutes=None, **_USAGE_ZERO
+            )
+        if scope == "delete":
+            TableSettings.objects.filter(room=room).delete()
+        return RoomCounts(store_rows=deleted)

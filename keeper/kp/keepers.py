@@ -1,0 +1,33 @@
+"""Which Keeper answers a room: the configured model; else, in a room playing the
+sample adventure, the offline sample Keeper; else nobody (the human keeper
+narrates). Read at every turn, so a switch needs no restart."""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+
+from keeper.kp.sample import SampleKeeper, plays_sample, room_is_empty
+from keeper.llm import config as llm_config
+from keeper.llm.client import ChatModel, client_for
+
+
+async def offline_keeper_plays() -> bool:
+    """Whether no usable model is configured, so the sample Keeper plays."""
+    config = await database_sync_to_async(llm_config.resolve)()
+    return not config.usable
+
+
+async def model_for_room(room_id: int, member_id: str = "") -> tuple[ChatModel | None, int]:
+    """The model that answers this room's lines, and its context window (0: none)."""
+    config = await database_sync_to_async(llm_config.resolve)()
+    if config.usable:
+        return client_for(config), config.context_window
+    if await database_sync_to_async(plays_sample)(room_id):
+        return SampleKeeper(room_id, member_id), 0
+    return None, 0
+
+
+async def demo_offered(room_id: int) -> bool:
+    """Whether a keeper joining now is offered the sample adventure (`demo`): the
+    offline Keeper plays and the room is completely empty."""
+    return await offline_keeper_plays() and await database_sync_to_async(room_is_empty)(room_id)

@@ -1,0 +1,406 @@
+"""The operator console: rooms (who is online, the recent story; export, reset and
+delete-with-backup actions), the backups folder (download, restore, delete), and
+access keys (minted here, shown once; never the last keeper key lost). Everything that
+destroys data asks for confirmation first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from loreweaver.console import services as console
+from loreweaver.console.forms import KeyChangeForm, KeyMintForm
+from loreweaver.wire import coordination
+from rooms import backups, services
+from rooms.models import AccessKey, Role, Room, RoomBackup, TranscriptEntry
+
+RECENT_LINES = 50
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the table writes; operators look, they do not edit."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+RESETS = {
+    "reset_story": (
+        "story",
+        "reset the story",
+        "The story and its progress go; characters, module, keys stay.",
+    ),
+    "reset_chars": (
+        "chars",
+        "reset story and characters",
+        "The story and the characters go; the module stays.",
+    ),
+    "reset_all": (
+        "all",
+        "reset everything",
+        "Story, characters, module and NPCs go; keys and settings stay.",
+    ),
+}
+
+
+def _confirm(
+    request: HttpRequest, rooms: QuerySet[Room], action: str, verb: str, consequence: str
+) -> TemplateResponse:
+    return TemplateResponse(
+        request,
+        "admin/rooms/room/confirm_action.html",
+        {
+            **admin.site.each_context(request),
+            "title": f"Are you sure you want to {verb}?",
+            "question": f"This will {verb} in:",
+            "consequence": consequence,
+            "rooms": rooms,
+            "action": action,
+            "verb": verb,
+        },
+    )
+
+
+def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
+    scope, verb, consequence = RESETS[action]
+
+    def run(
+        modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Room]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") != "yes":
+            return _confirm(request, queryset, action, verb, consequence)
+        for room in queryset:
+            counts = console.reset(room, scope)
+            messages.success(request, f"{room.name}: {verb} done ({counts.store_rows} rows removed).")
+        return None
+
+    run.__name__ = action
+    run.short_description = verb.capitalize()  # type: ignore[attr-defined]
+    return run
+
+
+@admin.register(Room)
+class RoomAdmin(ReadOnlyAdmin):
+    list_display = ["name", "members_online", "key_count", "line_count", "created_at"]
+    search_fields = ["name"]
+    readonly_fields = ["name", "created_at", "online_now", "recent_transcript"]
+    actions = ["export_backup", *(_reset_action(name) for name in RESETS), "delete_data_with_backup"]
+
+    @admin.action(description="Export a backup")
+    def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+        for room in queryset:
+            written, counts = console.export(room)
+            messages.success(
+                request,
+                f"{room.name}: backup {written.name} written ({counts.keys} keys, {counts.store_rows} rows).",
+            )
+
+    @admin.action(description="Delete data (after a backup)")
+    def delete_data_with_backup(
+        self, request: HttpRequest, queryset: QuerySet[Room]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") != "yes":
+            return _confirm(
+                request,
+                queryset,
+                "delete_data_with_backup",
+                "delete the keys and story",
+                "A backup of each room is written first; nothing is deleted if it cannot be.",
+            )
+        for room in queryset:
+            try:
+                written, counts = console.delete_data(room)
+            except OSError as exc:
+                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
+                continue
+            messages.success(
+                request,
+                f"{room.name}: backed up to {written.name}, then {counts.keys} keys and "
+                f"{counts.store_rows} rows deleted.",
+            )
+        return None
+
+    def get_urls(self) -> list:
+        own = [
+            path("backups/", self.admin_site.admin_view(self.backups_view), name="rooms_room_backups"),
+            path(
+                "<int:room_id>/disconnect/<str:member_id>/",
+                self.admin_site.admin_view(self.disconnect_view),
+                name="rooms_room_disconnect",
+            ),
+            path(
+                "backups/<int:backup_id>/download/",
+                self.admin_site.admin_view(self.backup_download_view),
+                name="rooms_room_backup_download",
+            ),
+            path(
+                "backups/<int:backup_id>/restore/",
+                self.admin_site.admin_view(self.backup_restore_view),
+                name="rooms_room_backup_restore",
+            ),
+            path(
+                "backups/<int:backup_id>/delete/",
+                self.admin_site.admin_view(self.backup_delete_view),
+                name="rooms_room_backup_delete",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def _page(self, request: HttpRequest, template: str, title: str, **context: object) -> TemplateResponse:
+        return TemplateResponse(
+            request,
+            f"admin/rooms/room/{template}",
+            {**self.admin_site.each_context(request), "title": title, **context},
+        )
+
+    def disconnect_view(self, request: HttpRequest, room_id: int, member_id: str) -> HttpResponse:
+        room = self.get_object(request, str(room_id))
+        if room is None:
+            raise Http404("no such room")
+        member = next((m for m in console.online_members(room) if m.member_id == member_id), None)
+        back = reverse("admin:rooms_room_change", args=[room.pk])
+        if member is None:
+            messages.warning(request, "That member is no longer online.")
+            return HttpResponseRedirect(back)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            return self._page(
+                request,
+                "disconnect_confirm.html",
+                f"Disconnect {member.name}?",
+                member=member,
+                room=room,
+                back=back,
+            )
+        console.disconnect(room, member_id)
+        self.log_change(request, room, f"Disconnected {member.name} ({member.role}, {member_id}).")
+        messages.success(
+            request,
+            f"{member.name} was disconnected from {room.name}. "
+            "The key still works: delete it to keep them out.",
+        )
+        return HttpResponseRedirect(back)
+
+    def backups_view(self, request: HttpRequest) -> TemplateResponse:
+        return self._page(
+            request, "backups.html", "Backups", backups=console.backup_listing(), folder=backups.backup_dir()
+        )
+
+    @staticmethod
+    def _backup(backup_id: int) -> RoomBackup:
+        try:
+            return console.backup_by_id(backup_id)
+        except backups.BackupError:
+            raise Http404(f"no backup #{backup_id}") from None
+
+    def backup_download_view(self, request: HttpRequest, backup_id: int) -> FileResponse:
+        backup = self._backup(backup_id)
+        return FileResponse(backups.backup_file(backup).open("rb"), as_attachment=True, filename=backup.name)
+
+    def backup_restore_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
+        backup = self._backup(backup_id)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            try:
+                document = json.loads(backups.backup_file(backup).read_text(encoding="utf-8"))
+                original = document.get("room", "?")
+            except (OSError, ValueError, AttributeError):
+                original = "?"
+            return self._page(
+                request,
+                "backup_confirm.html",
+                f"Restore {backup.name}?",
+                question=f"Restore {backup.name}? The story of the room it goes into is replaced.",
+                verb="restore",
+                restoring=True,
+                original_room=original,
+            )
+        try:
+            room, counts = console.restore(backup, request.POST.get("room", "").strip()[:64])
+        except backups.BackupError as exc:
+            messages.error(request, f"{backup.name} was not restored: {exc}")
+        else:
+            messages.success(
+                request,
+                f"{backup.name} restored into room {room.name} "
+                f"({counts.keys} keys, {counts.store_rows} rows).",
+            )
+        return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
+
+    def backup_delete_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
+        backup = self._backup(backup_id)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            return self._page(
+                request,
+                "backup_confirm.html",
+                f"Delete {backup.name}?",
+                question=f"Delete the backup file {backup.name}? This cannot be undone.",
+                verb="delete it",
+            )
+        backups.backup_delete(backup)
+        messages.success(request, f"{backup.name} deleted.")
+        return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(key_count=Count("keys", distinct=True), line_count=Count("transcript", distinct=True))
+        )
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        response = super().changelist_view(request, extra_context)
+        # One read of the shared presence for the whole page, not one per row.
+        rows = getattr(response, "context_data", {}).get("cl")
+        if rows is not None:
+            self._online = coordination.online_counts([room.pk for room in rows.result_list])
+        return response
+
+    @admin.display(description="online")
+    def members_online(self, room: Room) -> int:
+        online = getattr(self, "_online", None)
+        if online is not None and room.pk in online:
+            return online[room.pk]
+        return coordination.online_counts([room.pk])[room.pk]
+
+    @admin.display(description="online now")
+    def online_now(self, room: Room) -> str:
+        members = console.online_members(room)
+        if not members:
+            return "Nobody is online."
+        return format_html(
+            "<table><thead><tr><th>member</th><th>role</th><th></th></tr></thead><tbody>{}</tbody></table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td><a class='deletelink' href='{}'>Disconnect</a></td></tr>",
+                (
+                    (m.name, m.role, reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]))
+                    for m in members
+                ),
+            ),
+        )
+
+    @admin.display(description="keys", ordering="key_count")
+    def key_count(self, room: Room) -> int:
+        return room.key_count
+
+    @admin.display(description="story lines", ordering="line_count")
+    def line_count(self, room: Room) -> int:
+        return room.line_count
+
+    @admin.display(description=f"last {RECENT_LINES} story lines")
+    def recent_transcript(self, room: Room) -> str:
+        lines = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:RECENT_LINES])
+        if not lines:
+            return "No story yet."
+        return format_html(
+            "<ol class='transcript'>{}</ol>",
+            format_html_join(
+                "",
+                "<li><b>{}</b> <small>{}</small><br>{}</li>",
+                ((line.name or line.speaker, line.created_at, line.text) for line in reversed(lines)),
+            ),
+        )
+
+
+@admin.register(TranscriptEntry)
+class TranscriptEntryAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "room", "speaker", "name", "short_text"]
+    list_filter = ["speaker", "room"]
+    list_select_related = ["room"]
+    search_fields = ["text", "name"]
+
+    @admin.display(description="text")
+    def short_text(self, entry: TranscriptEntry) -> str:
+        return entry.text[:120]
+
+
+@admin.register(AccessKey)
+class AccessKeyAdmin(admin.ModelAdmin):
+    list_display = ["name", "room", "role", "key_masked", "public_id", "created_at"]
+    list_filter = ["role", "room"]
+    list_select_related = ["room"]
+    search_fields = ["name", "room__name"]
+    readonly_fields = ["room", "key_masked", "member_id", "public_id", "created_at"]
+
+    def get_form(self, request: HttpRequest, obj: AccessKey | None = None, **kwargs: object):
+        kwargs["form"] = KeyChangeForm if obj is not None else KeyMintForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
+        if obj is None:
+            return ["room", "new_room", "name", "role"]
+        return ["room", "name", "role", "key_masked", "member_id", "public_id", "created_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
+        return self.readonly_fields if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: AccessKey, form: KeyMintForm, change: bool) -> None:
+        if change:
+            services.key_update(
+                access_key=obj, name=form.cleaned_data["name"], role=form.cleaned_data["role"]
+            )
+            return
+        minted = services.key_mint(
+            room=form.room_name(), name=form.cleaned_data["name"], role=form.cleaned_data["role"]
+        )
+        obj.pk, obj.room = minted.access_key.pk, minted.access_key.room
+        messages.warning(
+            request,
+            format_html(
+                "New {} key for {} in room {}: <code>{}</code> — copy it now; it is not stored "
+                "and will not be shown again.",
+                minted.access_key.role,
+                minted.access_key.name,
+                minted.access_key.room.name,
+                minted.key,
+            ),
+        )
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context: dict | None = None):
+        key = self.get_object(request, object_id)
+        if key is not None and key.is_last_keeper():
+            messages.error(request, _last_keeper_message(key))
+            return HttpResponseRedirect(reverse("admin:rooms_accesskey_change", args=[key.pk]))
+        return super().delete_view(request, object_id, extra_context)
+
+    def delete_model(self, request: HttpRequest, obj: AccessKey) -> None:
+        services.key_delete(access_key=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
+        doomed = list(queryset.select_related("room"))
+        for room_id in {key.room_id for key in doomed if key.is_keeper}:
+            remaining = AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).exclude(
+                pk__in=[key.pk for key in doomed]
+            )
+            if not remaining.exists():
+                room = next(key.room for key in doomed if key.room_id == room_id)
+                messages.error(
+                    request, f"Nothing was deleted: room {room.name} would lose its last keeper key."
+                )
+                request.deletion_refused = True
+                return
+        queryset.delete()
+
+    def message_user(
+        self, request: HttpRequest, message: str, level: int = messages.INFO, *args, **kwargs
+    ) -> None:
+        # When deleting was refused, do not claim success on top of the refusal.
+        if level == messages.SUCCESS and getattr(request, "deletion_refused", False):
+            return
+        super().message_user(request, message, level, *args, **kwargs)
+
+
+def _last_keeper_message(key: AccessKey) -> str:
+    return (
+        f"{key.name} holds the last keeper key of room {key.room.name}: mint another keeper key "
+        "before deleting or demoting it."
+    )

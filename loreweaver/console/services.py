@@ -1,0 +1,66 @@
+"""Operator-console operations on rooms and backups (the Django admin's side).
+
+The admin's actions and pages call these; they use the same backup code as the
+keepers' admin frames, and tell a room's connected members when its story was reset
+or replaced (`state{reset:true}`). The console sees every room's backups.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from asgiref.sync import async_to_sync
+
+from loreweaver.wire import coordination, hub
+from rooms import backups
+from rooms.models import Room, RoomBackup
+
+
+def backup_listing() -> list[RoomBackup]:
+    """Every backup of every room (and any file the server cannot place), newest
+    first; files the index did not know yet are adopted first."""
+    backups.adopt_loose_files()
+    indexed = RoomBackup.objects.select_related("room")
+    return [backup for backup in indexed if backups.backup_file(backup).is_file()]
+
+
+def backup_by_id(backup_id: int) -> RoomBackup:
+    """An indexed backup whose file exists; `BackupError('not_found')` otherwise."""
+    backup = RoomBackup.objects.select_related("room").filter(pk=backup_id).first()
+    if backup is None or not backups.backup_file(backup).is_file():
+        raise backups.BackupError("not_found", f"no backup #{backup_id}")
+    return backup
+
+
+def online_members(room: Room) -> list[coordination.Member]:
+    """Who is online in the room now, on any process."""
+    return coordination.online_now([room.pk])[room.pk]
+
+
+def disconnect(room: Room, member_id: str) -> None:
+    """Close every session of a member in the room, on every process and carrier (the
+    key stays valid: to keep them out, delete the key)."""
+    async_to_sync(hub.publish_disconnect)(room.pk, member_id)
+
+
+def export(room: Room) -> tuple[Path, backups.RoomCounts]:
+    """Write a dated backup of the room."""
+    path = backups.new_backup_path(room)
+    return path, backups.room_export(room, path)
+
+
+def reset(room: Room, scope: str) -> backups.RoomCounts:
+    """Reset the room's story by scope and tell its members."""
+    return backups.room_reset(room, scope)
+
+
+def delete_data(room: Room) -> tuple[Path, backups.RoomCounts]:
+    """Back the room up, then delete its keys and story (only once the backup exists)."""
+    path = backups.new_backup_path(room)
+    return path, backups.room_delete_data(room, backup=path)
+
+
+def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCounts]:
+    """Restore a backup, into `room_name` when given (any room: the operator may
+    restore one room's backup into another), all or nothing."""
+    return backups.room_import(backups.backup_file(backup), room_name or None)

@@ -1,0 +1,64 @@
+"""The fixtures every test package shares (loaded by the root conftest): a room name of
+the test's own, both carriers, and real server processes to talk to."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from loreweaver.testing.servers import (
+    ServerEnv,
+    ServerProcess,
+    create_env,
+    destroy_env,
+    hosted_profile,
+    start_serve,
+)
+
+
+@pytest.fixture
+def room() -> str:
+    """A room name no other test uses."""
+    return f"room-{secrets.token_hex(4)}"
+
+
+@pytest.fixture(params=["ws", "iroh"])
+def carrier(request: pytest.FixtureRequest) -> str:
+    """Run the test over each carrier."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
+    """One migrated environment (data dir, database, Redis prefix) for the session."""
+    env = create_env(tmp_path_factory.mktemp("table"), hosted=hosted_profile())
+    yield env
+    destroy_env(env)
+
+
+@pytest.fixture(scope="session")
+def server(server_env: ServerEnv) -> Iterator[ServerProcess]:
+    """A running `manage.py serve` (WebSocket + Iroh on loopback), rate limits off."""
+    process = start_serve(server_env)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def fresh_env(tmp_path: Path) -> Iterator[ServerEnv]:
+    """An environment of its own, for tests that start, stop or kill servers."""
+    env = create_env(tmp_path / "table", hosted=hosted_profile())
+    yield env
+    destroy_env(env)
+
+
+@pytest.fixture(scope="module")
+def hosted_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
+    """A Postgres + Redis environment, whatever profile the run is on: for tests of
+    several processes, which only the hosted profile supports."""
+    env = create_env(tmp_path_factory.mktemp("hosted"), hosted=True)
+    yield env
+    destroy_env(env)

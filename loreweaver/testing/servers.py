@@ -1,0 +1,389 @@
+"""Real server processes for end-to-end tests: `manage.py serve` / `iroh_serve` as subprocesses.
+
+Each test environment has its own data dir and keys.toml; on the hosted profile it
+also gets a fresh Postgres database and its own Redis key prefix, so test runs never
+see each other's rooms. Keys are minted by appending to keys.toml, which the server
+re-reads when an unknown key arrives (the operator's live keys.toml path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+ROOT = Path(__file__).resolve().parents[2]
+POSTGRES_ADMIN_URL = os.environ.get("TRPG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_TEST_URL = os.environ.get("TRPG_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def hosted_profile() -> bool:
+    """Whether this test run is on the hosted profile (Postgres + Redis)."""
+    return bool(os.environ.get("REDIS_URL"))
+
+
+@dataclass
+class ServerEnv:
+    """Where a group of server processes keep their state; they share it."""
+
+    data_dir: Path
+    hosted: bool
+    extra: dict[str, str] = field(default_factory=dict)
+    database: str = ""
+    redis_prefix: str = ""
+    redis_url: str = REDIS_TEST_URL
+
+    @property
+    def keys_file(self) -> Path:
+        return self.data_dir / "keys.toml"
+
+    def environ(self, **overrides: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env.update(
+            TRPG_DATA_DIR=str(self.data_dir),
+            TRPG_TUI_KEYS=str(self.keys_file),
+            TRPG_IROH__BIND="127.0.0.1:0",
+            TRPG_RATE__REFILL_SECONDS="0",
+            # Tests send wrong keys on purpose; the throttle has a test of its own.
+            TRPG_RATE__BAD_KEYS_FREE="100000",
+            PYTHONUNBUFFERED="1",
+        )
+        if self.hosted:
+            env.update(
+                DATABASE_URL=self.database_url,
+                REDIS_URL=self.redis_url,
+                TRPG_REDIS_PREFIX=self.redis_prefix,
+            )
+        env.update(self.extra)
+        env.update(overrides)
+        return env
+
+    @property
+    def database_url(self) -> str:
+        """The hosted environment's Postgres database."""
+        return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + self.database
+
+    def mint(self, room: str, name: str, role: str = "player") -> str:
+        """A new key for `room`, appended to keys.toml (picked up at the next join)."""
+        key = secrets.token_urlsafe(24)
+        with self.keys_file.open("a", encoding="utf-8") as handle:
+            handle.write("\n" + tomli_w.dumps({key: {"room": room, "name": name, "role": role}}))
+        # Make sure the mtime changes even within the file system's timestamp granularity.
+        stamp = time.time_ns()
+        os.utime(self.keys_file, ns=(stamp, stamp))
+        return key
+
+    def manage(self, *args: str, **overrides: str) -> subprocess.CompletedProcess:
+        """Run a management command against this environment."""
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.environ(**overrides),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+def create_env(base: Path, *, hosted: bool, redis_url: str = REDIS_TEST_URL, **extra: str) -> ServerEnv:
+    """A fresh, migrated environment under `base` (hosted: on `redis_url`)."""
+    base.mkdir(parents=True, exist_ok=True)
+    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra), redis_url=redis_url)
+    env.keys_file.touch()
+    if hosted:
+        import psycopg
+
+        env.database = f"lw_e2e_{secrets.token_hex(4)}"
+        env.redis_prefix = f"lwtest{secrets.token_hex(4)}"
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{env.database}"')
+    result = env.manage("migrate", "--noinput", "-v0")
+    if result.returncode != 0:
+        raise RuntimeError(f"migrate failed:\n{result.stdout}\n{result.stderr}")
+    return env
+
+
+def destroy_env(env: ServerEnv) -> None:
+    """Drop what the environment made outside its data dir."""
+    if not env.hosted:
+        return
+    import psycopg
+    import redis
+
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{env.database}" WITH (FORCE)')
+    client = redis.Redis.from_url(env.redis_url)
+    try:
+        for key in client.scan_iter(f"{env.redis_prefix}*"):
+            client.delete(key)
+    except redis.ConnectionError:
+        pass  # a Redis of the test's own, already stopped
+
+
+class ServerProcess:
+    """One running server; its printed banner tells the addresses."""
+
+    def __init__(self, env: ServerEnv, args: list[str], overrides: dict[str, str]) -> None:
+        self.env = env
+        self.args = args
+        self.log_path = env.data_dir / f"server-{secrets.token_hex(3)}.log"
+        self._log = self.log_path.open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env.environ(**overrides),
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.banner: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.ws_url = ""
+        self.ticket = ""
+        self._wait_ready()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError(
+                    f"server did not become ready: {self.banner}\n{self.log_path.read_text()[-3000:]}"
+                )
+            try:
+                line = self.lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            self.banner.append(line)
+            if line.startswith("WebSocket: "):
+                self.ws_url = line.split(": ", 1)[1]
+            elif line.startswith("Iroh ticket: "):
+                self.ticket = line.split(": ", 1)[1]
+            elif line.startswith("Ready."):
+                return
+
+    def banner_value(self, prefix: str) -> str | None:
+        """The rest of the banner line that starts with `prefix`, if printed."""
+        for line in self.banner:
+            if line.startswith(prefix):
+                return line[len(prefix) :]
+        return None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def log_text(self) -> str:
+        """What the server wrote to its log (stderr) so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def rss(self) -> int:
+        """The server's resident memory, in bytes."""
+        import psutil
+
+        return psutil.Process(self.pid).memory_info().rss
+
+    def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM and wait; SIGKILL if it will not stop."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._log.close()
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        """Kill the process the hard way, as a crash would."""
+        self.proc.kill()
+        self.proc.wait(10)
+        self._log.close()
+
+
+def start_serve(env: ServerEnv, *extra_args: str, **overrides: str) -> ServerProcess:
+    """`manage.py serve` on a free port with Iroh on loopback, relays off."""
+    return ServerProcess(env, ["serve", "--port", "0", "--iroh-no-relay", *extra_args], overrides)
+
+
+def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
+    """`manage.py iroh_serve` with relays off."""
+    return ServerProcess(env, ["iroh_serve", "--iroh-no-relay"], overrides)
+
+
+def room_id_of(env: ServerEnv, room: str) -> int:
+    """The database id of `room` in the environment's database."""
+    if env.hosted:
+        import psycopg
+
+        with psycopg.connect(env.database_url) as connection:
+            row = connection.execute("SELECT id FROM rooms_room WHERE name = %s", (room,)).fetchone()
+    else:
+        import sqlite3
+
+        with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+            row = connection.execute("SELECT id FROM rooms_room WHERE name = ?", (room,)).fetchone()
+    if row is None:
+        raise LookupError(room)
+    return row[0]
+
+
+def backup_folder(env: ServerEnv, room: str) -> Path:
+    """The folder of `room`'s backups (the room must exist)."""
+    import re
+
+    slug = re.sub(r"[^A-Za-z0-9_-]", "_", room)[:40]
+    return env.data_dir / "room_backups" / f"{room_id_of(env, room)}-{slug}"
+
+
+def coordination_of(env: ServerEnv):
+    """The servers' cross-process coordination, seen from the test process (hosted only)."""
+    from loreweaver.wire.coordination import Coordination, _RedisStore
+
+    return Coordination(_RedisStore(env.redis_url, env.redis_prefix))
+
+
+@contextlib.asynccontextmanager
+async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else"):
+    """Hold `room`'s turn from the test process, as another server process would: with
+    a heartbeat of its own, so the servers know the holder is alive (hosted only)."""
+    coordination = coordination_of(env)
+
+    async def beat() -> None:
+        from loreweaver.wire.coordination import PROCESS_HEARTBEAT_SECONDS
+
+        while True:
+            await coordination.process_heartbeat()
+            await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
+
+    await coordination.process_heartbeat()
+    beating = asyncio.create_task(beat())
+    try:
+        async with coordination.room_turn(room_id_of(env, room), actor):
+            yield coordination
+    finally:
+        beating.cancel()
+
+
+def dedicated_server(**overrides: str):
+    """A module-scoped fixture: a server of its own, started with `overrides` in its env."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory: pytest.TempPathFactory):
+        env = create_env(tmp_path_factory.mktemp("dedicated"), hosted=hosted_profile())
+        process = start_serve(env, **overrides)
+        yield process
+        process.stop()
+        destroy_env(env)
+
+    return fixture
+
+
+def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
+    """Every row of every table of the environment's database (sessions and the
+    migration log aside), read from the test process: what "nothing changed" means."""
+    skip = ("django_migrations", "django_session", "sqlite_sequence")
+    if env.hosted:
+        import psycopg
+
+        with psycopg.connect(env.database_url) as connection:
+            tables = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+                )
+            ]
+            return {
+                table: sorted(map(repr, connection.execute(f'SELECT * FROM "{table}"').fetchall()))
+                for table in tables
+                if table not in skip
+            }
+    import sqlite3
+
+    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+        tables = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        ]
+        return {
+            table: sorted(map(repr, connection.execute(f'SELECT * FROM "{table}"').fetchall()))
+            for table in tables
+            if table not in skip
+        }
+
+
+class RedisServer:
+    """A Redis of the test's own on a free port, keeping nothing on disk (as the
+    machine's), that the test can stop and start again on the same port."""
+
+    def __init__(self, workdir: Path) -> None:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (again) on the same port and wait until it answers."""
+        import redis
+
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            cwd=self.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(self.url).ping()
+                return
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop it at once (its data is gone, as in a restart without persistence)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None

@@ -1,0 +1,379 @@
+"""Keeper admin frames (protocol "Admin frames"; checklist 238-288).
+
+Answered only on a keeper connection, and only for the caller's own room: anything
+else is `admin_error forbidden` before anything is read or changed. Keys, room
+backups, resets, the model configuration (keys masked, each bound to its endpoint)
+skills, the forge (`admin_generate`) and the rule list are here; self-update is run
+by the session (`loreweaver.wire.self_update`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import openai
+from channels.db import database_sync_to_async
+
+from keeper import forge, skill_catalog
+from keeper.llm import config as llm_config
+from keeper.llm.providers import CATALOG
+from keeper.rules.packs import BUILT_IN, catalog
+from loreweaver import frames
+from loreweaver.wire.protocol import inbound
+from rooms import backups, services
+from rooms.models import AccessKey, Role, Room
+
+MESSAGES = {
+    "forbidden": {"en": "Only a keeper of this room may do that.", "zh": "只有本房间的守秘人可以这样做。"},
+    "other_room": {
+        "en": "A keeper manages their own room only; other rooms are for the operator console.",
+        "zh": "守秘人只能管理自己的房间；其他房间请在服务器管理后台操作。",
+    },
+    "not_found": {"en": "No key with that id in this room.", "zh": "本房间没有这个 id 的密钥。"},
+    "last_keeper": {
+        "en": "That is the room's last keeper key: mint another keeper key first.",
+        "zh": "这是本房间最后一把守秘人密钥：请先再创建一把守秘人密钥。",
+    },
+    "bad_request": {"en": "That request is not valid: {detail}", "zh": "请求无效：{detail}"},
+    "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
+    "no_backup": {
+        "en": "This room has no backup called {name}.",
+        "zh": "本房间没有名为 {name} 的备份。",
+    },
+    "backup_failed": {"en": "The backup operation failed: {detail}", "zh": "备份操作失败：{detail}"},
+    "not_configured": {
+        "en": "This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND.",
+        "zh": "本服务器未配置更新命令；需由服务器管理员设置 TRPG_TUI__UPDATE_COMMAND。",
+    },
+    "no_skill": {"en": "There is no skill called {id}.", "zh": "没有名为 {id} 的技能。"},
+    "unknown_provider": {
+        "en": "Unknown provider {provider}; choose one of: {known}.",
+        "zh": "未知的提供方 {provider}；可选：{known}。",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Admin:
+    """The keeper making an admin request."""
+
+    room_id: int
+    room_name: str
+    is_keeper: bool
+    locale: str
+
+    def error(self, code: str, key: str | None = None, **values: object) -> dict:
+        texts = MESSAGES[key or code]
+        return frames.admin_error(code, (texts.get(self.locale) or texts["en"]).format(**values))
+
+
+def _key_entry(key: AccessKey, room_name: str) -> dict:
+    return {
+        "id": key.public_id,
+        "key_masked": key.key_masked,
+        "room": room_name,
+        "name": key.name,
+        "role": key.role,
+        "purpose": "join",
+        "expires_at": None,
+    }
+
+
+def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
+    keys = AccessKey.objects.filter(room_id=admin.room_id).order_by("name", "id")
+    frame = frames.admin_reply("admin_keys", keys=[_key_entry(k, admin.room_name) for k in keys])
+    if minted is not None:
+        frame["minted"] = {
+            "key": minted.key,
+            "room": admin.room_name,
+            "name": minted.access_key.name,
+            "role": minted.access_key.role,
+        }
+    return frame
+
+
+def _find(admin: Admin, key_id: str) -> AccessKey | None:
+    if len(key_id) != 16:
+        return None
+    return AccessKey.objects.filter(room_id=admin.room_id, digest__startswith=key_id).first()
+
+
+def _list_keys(frame: inbound.AdminListKeys, admin: Admin) -> dict:
+    return _roster(admin)
+
+
+def _mint_key(frame: inbound.AdminMintKey, admin: Admin) -> dict:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    try:
+        minted = services.key_mint(
+            room=admin.room_name,
+            name=frame.name or ("Keeper" if frame.role == "keeper" else "Player"),
+            role=frame.role or Role.PLAYER,
+        )
+    except services.KeyAdminError as exc:
+        return admin.error("bad_request", detail=str(exc))
+    return _roster(admin, minted)
+
+
+def _update_key(frame: inbound.AdminUpdateKey, admin: Admin) -> dict:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    key = _find(admin, frame.id)
+    if key is None:
+        return admin.error("not_found")
+    try:
+        services.key_update(access_key=key, name=frame.name, role=frame.role)
+    except services.LastKeeperError:
+        return admin.error("last_keeper")
+    except services.KeyAdminError as exc:
+        return admin.error("bad_request", detail=str(exc))
+    return _roster(admin)
+
+
+def _delete_key(frame: inbound.AdminDeleteKey, admin: Admin) -> dict:
+    key = _find(admin, frame.id)
+    if key is None:
+        return admin.error("not_found")
+    try:
+        services.key_delete(access_key=key)
+    except services.LastKeeperError:
+        return admin.error("last_keeper")
+    return _roster(admin)
+
+
+def _room_op(action: str, room: str, counts: backups.RoomCounts, **extra: object) -> dict:
+    return frames.admin_reply(
+        "admin_room_op",
+        action=action,
+        room=room,
+        **{k: v for k, v in extra.items() if v is not None},
+        keys=counts.keys,
+        store_rows=counts.store_rows,
+        vector_points=0,
+        # Optional on the wire: present when the operation carried or removed files.
+        **({"media_files": counts.media_files} if counts.media_files else {}),
+    )
+
+
+def _relative(path: Path) -> str:
+    # Replies name the file inside room_backups/, never an absolute server path.
+    return path.name
+
+
+def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    deleted, _ = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+    return _room_op("delete", admin.room_name, backups.RoomCounts(keys=deleted, store_rows=0))
+
+
+def _export_room(frame: inbound.AdminExportRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    room = Room.objects.get(pk=admin.room_id)
+    path = backups.new_backup_path(room, frame.path)
+    counts = backups.room_export(room, path)
+    return _room_op("export", admin.room_name, counts, path=_relative(path))
+
+
+def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict:
+    if frame.room not in (None, "", admin.room_name):
+        return admin.error("forbidden", "other_room")
+    try:
+        # Only this room's backups exist for its keeper; restoring another room's
+        # backup here is the operator's to do, in the console.
+        path = backups.backup_file(backups.backup_of(admin.room_id, frame.path))
+    except backups.BackupError as exc:
+        if exc.code != "not_found":
+            raise
+        return admin.error("not_found", "no_backup", name=frame.path)
+    _room, counts = backups.room_import(path, admin.room_name)
+    return _room_op("import", admin.room_name, counts, path=_relative(path))
+
+
+def _delete_room_data(frame: inbound.AdminDeleteRoomData, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    room = Room.objects.get(pk=admin.room_id)
+    path = backups.new_backup_path(room, frame.path) if frame.backup is not False else None
+    counts = backups.room_delete_data(room, backup=path)
+    return _room_op("delete", admin.room_name, counts, path=_relative(path) if path else None)
+
+
+def _reset_room(frame: inbound.AdminResetRoom, admin: Admin) -> dict:
+    if frame.room != admin.room_name:
+        return admin.error("forbidden", "other_room")
+    scope = frame.scope or "story"
+    counts = backups.room_reset(Room.objects.get(pk=admin.room_id), scope)
+    return _room_op("reset", admin.room_name, counts, scope=scope)
+
+
+def _list_rules(frame: inbound.AdminListRules, admin: Admin) -> dict:
+    return frames.admin_reply(
+        "admin_rules",
+        systems=[{"id": pack_id, "built_in": pack_id in BUILT_IN} for pack_id in catalog().packs],
+    )
+
+
+def _imagegen_status() -> dict:
+    image = llm_config.imagegen()
+    return {
+        "provider": image.provider,
+        "base_url": image.base_url,
+        "model": image.model,
+        "size": image.size,
+        "api_key_masked": llm_config.mask(image.api_key),
+        "has_key": bool(image.api_key),
+        "configured": image.configured,
+        "saved_providers": llm_config.saved_providers(),
+    }
+
+
+def _config(frame: inbound.Inbound | None = None, admin: Admin | None = None) -> dict:
+    current = llm_config.resolve()
+    return frames.admin_reply(
+        "admin_config",
+        provider=current.provider,
+        chat_model=current.chat_model,
+        base_url=current.base_url,
+        api_key_masked=current.key_masked,
+        providers=list(CATALOG),
+        saved_providers=llm_config.saved_providers(),
+        override_active=llm_config.override_active(),
+        imagegen=_imagegen_status(),
+        using_demo=not current.usable,
+        subscription_status="",
+    )
+
+
+def _unknown_provider(admin: Admin, provider: str) -> dict:
+    return admin.error("unknown_provider", provider=provider, known=", ".join(CATALOG))
+
+
+def _set_model(frame: inbound.AdminSetModel, admin: Admin) -> dict:
+    if frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    llm_config.configure(frame.provider, frame.chat_model, frame.api_key, frame.base_url)
+    return _config()
+
+
+def _set_imagegen(frame: inbound.AdminSetImagegen, admin: Admin) -> dict:
+    if frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    llm_config.configure_imagegen(frame.provider, frame.model, frame.base_url, frame.api_key, frame.size)
+    return _config()
+
+
+async def list_models(frame: inbound.AdminListModels, admin: Admin) -> dict:
+    """`admin_models`; the endpoint is asked outside the database thread."""
+    if frame.provider and frame.provider not in CATALOG:
+        return _unknown_provider(admin, frame.provider)
+    provider, endpoint, key = await database_sync_to_async(llm_config.preview_target)(
+        frame.provider, frame.api_key, frame.base_url
+    )
+    models = await asyncio.to_thread(llm_config.fetch_models, provider, endpoint, key)
+    status = await database_sync_to_async(_imagegen_status)()
+    return frames.admin_reply("admin_models", provider=provider, models=models, imagegen=status)
+
+
+def _skills(admin: Admin, locale: str | None) -> dict:
+    chosen = locale if locale in ("en", "zh") else admin.locale
+    return frames.admin_reply("admin_skills", skills=skill_catalog.listing(admin.room_id, chosen))
+
+
+def _list_skills(frame: inbound.AdminListSkills, admin: Admin) -> dict:
+    return _skills(admin, frame.locale)
+
+
+def _enable_skill(frame: inbound.AdminEnableSkill, admin: Admin) -> dict:
+    try:
+        skill_catalog.set_enabled(admin.room_id, frame.id, frame.on)
+    except KeyError:
+        return admin.error("not_found", "no_skill", id=frame.id)
+    return _skills(admin, frame.locale)
+
+
+HANDLERS: dict[type, Callable[..., dict]] = {
+    inbound.AdminListSkills: _list_skills,
+    inbound.AdminEnableSkill: _enable_skill,
+    inbound.AdminGetConfig: _config,
+    inbound.AdminSetModel: _set_model,
+    inbound.AdminSetImagegen: _set_imagegen,
+    inbound.AdminListKeys: _list_keys,
+    inbound.AdminMintKey: _mint_key,
+    inbound.AdminUpdateKey: _update_key,
+    inbound.AdminDeleteKey: _delete_key,
+    inbound.AdminDeleteRoom: _delete_room,
+    inbound.AdminExportRoom: _export_room,
+    inbound.AdminImportRoom: _import_room,
+    inbound.AdminDeleteRoomData: _delete_room_data,
+    inbound.AdminResetRoom: _reset_room,
+    inbound.AdminListRules: _list_rules,
+}
+
+
+def _generated(kind: str, result: forge.Generated) -> dict:
+    return frames.admin_reply(
+        "admin_generated",
+        kind=kind,
+        ok=result.ok,
+        id=result.id if result.ok else "",
+        name=result.name if result.ok else "",
+        error=result.error,
+        detail=result.detail,
+    )
+
+
+async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
+    """`admin_generated`: the model drafts, the real validators check, only a valid
+    document is installed. The model is asked outside the database thread."""
+    if not frame.description.strip():
+        return _generated(frame.kind, forge.Generated(False, error="describe what to generate"))
+    config = await database_sync_to_async(llm_config.resolve)()
+    if not config.usable:
+        return _generated(
+            frame.kind,
+            forge.Generated(
+                False,
+                error="no model is connected: the offline sample Keeper cannot write documents; "
+                "connect one with admin_set_model or .model",
+            ),
+        )
+    try:
+        text = await asyncio.to_thread(forge.draft, config, frame.kind, frame.description)
+    except openai.OpenAIError as exc:
+        return _generated(
+            frame.kind, forge.Generated(False, error=f"the model did not answer ({exc.__class__.__name__})")
+        )
+    result = await database_sync_to_async(forge.install)(frame.kind, text, admin.room_id)
+    return _generated(frame.kind, result)
+
+
+# Requests that wait on the network (a model endpoint): answered on the event loop,
+# so no database thread is held while they wait.
+SLOW_HANDLERS: dict[type, Callable[..., Awaitable[dict]]] = {
+    inbound.AdminListModels: list_models,
+    inbound.AdminGenerate: generate,
+}
+# Operations that replace the room's story: they wait for the room's turn.
+TURN_TAKING = (inbound.AdminImportRoom, inbound.AdminDeleteRoomData, inbound.AdminResetRoom)
+
+
+def answer(frame: inbound.Inbound, admin: Admin) -> dict:
+    """The reply to one admin frame. Runs in a worker thread (it reads and writes rows);
+    a change that replaces the room's story tells the members by itself."""
+    if not admin.is_keeper:
+        return admin.error("forbidden")
+    handler = HANDLERS.get(type(frame))
+    if handler is None:
+        return admin.error("op_failed", "not_yet", what=frame.type)
+    try:
+        return handler(frame, admin)
+    except backups.BackupError as exc:
+        return admin.error(exc.code, "backup_failed", detail=str(exc))
+    except OSError as exc:
+        return admin.error("op_failed", "backup_failed", detail=exc.strerror or str(exc))

@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+
+
+class WireConfig(AppConfig):
+    """The wire: both carriers, the session, frame validation, the hub, the turn queue,
+    admin frames, the media channel and the serving commands. It sits above the game
+    and the table; nothing below imports it."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "loreweaver.wire"
+    label = "wire"
+
+    def ready(self) -> None:
+        from loreweaver.wire import listeners
+
+        listeners.connect()

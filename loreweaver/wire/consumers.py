@@ -1,0 +1,68 @@
+"""The WebSocket carrier: one text message per control frame, binary for media.
+
+Framing only; everything after it is the shared `SessionCore`. The session listens
+on its own channel of the layer, so this consumer does not use Channels' built-in
+channel (`channel_layer_alias` names no layer).
+"""
+
+from __future__ import annotations
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from loreweaver.wire.session import SessionCore
+
+# The message that tells our daphne protocol (`loreweaver.wire.server`) a join was accepted, so
+# it lifts the pre-join message cap. daphne's own protocol ignores unknown replies.
+ADMITTED = {"type": "websocket.loreweaver.admitted"}
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    """A loreweaver client connected over WebSocket at `/`."""
+
+    label = "ws"
+    channel_layer_alias = "__session_listens_itself__"
+
+    @property
+    def peer(self) -> str:
+        """The client's address (the proxy's, behind a proxy that daphne does not trust)."""
+        client = self.scope.get("client")
+        return str(client[0]) if client else "unknown"
+
+    async def connect(self) -> None:
+        """Accept, then let the session run the handshake (cap, join deadline)."""
+        await self.accept()
+        self.session = SessionCore(self)
+        await self.session.open()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Hand one message to the session."""
+        if text_data is not None:
+            await self.session.receive_text(text_data)
+        elif bytes_data is not None:
+            await self.session.receive_binary(bytes_data)
+
+    async def disconnect(self, code: int) -> None:
+        """The client went away."""
+        session = getattr(self, "session", None)
+        if session is not None:
+            await session.closed()
+
+    async def admitted(self) -> None:
+        """Lift the pre-join message cap (media messages may now carry whole files)."""
+        await self.base_send(ADMITTED)
+
+    async def send_text(self, text: str) -> None:
+        """Write one control frame."""
+        await self.send(text_data=text)
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Write one binary message (a media reply)."""
+        await self.send(bytes_data=data)
+
+    async def abort(self) -> None:
+        """Close at once (the bounded daphne protocol also drops a stalled socket)."""
+        await super().close(code=1008, reason="stalled")
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        """Close the socket; daphne writes queued frames before the close frame."""
+        await super().close(code=code if code is not None else 1000, reason=reason)

@@ -1,0 +1,235 @@
+"""What a joined connection does with each frame type.
+
+`HANDLERS` maps a frame's `type` to its handler, one per type and named after it
+(`on_<type>`); the session looks the type up and calls the handler with itself and
+the validated frame. Every admin frame goes to `on_admin`, which gates on the key's
+role as it is now and hands the frame to `admin_frames`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from keeper.characters import set_avatar
+from loreweaver import frames
+from loreweaver.wire import admin_frames, coordination, hub, self_update
+from loreweaver.wire.protocol import inbound
+from loreweaver.wire.protocol.messages import notice
+from loreweaver.wire.seats import Seat, log_failure
+from loreweaver.wire.turns import TurnContext, run_input
+from media_store.services import MediaError, Uploader, set_uploads_enabled
+from media_store.services import offer as media_offer
+
+
+class Joined(Protocol):
+    """A joined connection, as the handlers see it (`SessionCore`)."""
+
+    seat: Seat | None
+    locale: str
+    inputs: MemberInputs
+
+    def send(self, frame: dict) -> None: ...
+    def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None: ...
+    async def deliver_then_close(self, frame: dict, timeout: float = 5.0) -> None: ...
+    async def current_seat(self) -> Seat | None: ...
+
+
+Handler = Callable[[Joined, inbound.Inbound], Awaitable[None]]
+
+
+class MemberInputs:
+    """A connection's inputs, played one after another in the order typed. The worker is
+    not cancelled when the connection goes: an accepted turn always finishes."""
+
+    def __init__(self, connection: Joined) -> None:
+        self.connection = connection
+        self._waiting: asyncio.Queue[str] = asyncio.Queue()
+        self._worker: asyncio.Task | None = None
+
+    def add(self, seat: Seat, text: str) -> None:
+        """Queue an accepted input; start the worker if none runs."""
+        self._waiting.put_nowait(text)
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._play(seat))
+
+    async def _play(self, seat: Seat) -> None:
+        connection = self.connection
+        context = TurnContext(
+            room_id=seat.room_id,
+            member=seat.member,
+            key_id=seat.key_id,
+            locale=connection.locale,
+            send_private=connection.send,
+            queued_notice=lambda: connection.send(frames.system(notice("queued", connection.locale))),
+        )
+        while not self._waiting.empty():
+            text = self._waiting.get_nowait()
+            try:
+                await run_input(context, text)
+            except Exception as exc:
+                log_failure(exc, "turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
+                connection.send_error("server_error")
+
+
+def _seat(connection: Joined) -> Seat:
+    assert connection.seat is not None, "handlers serve joined connections"
+    return connection.seat
+
+
+async def on_input(connection: Joined, frame: inbound.Input) -> None:
+    """A line of play or a dot command: checked, rate-limited, then queued as a turn."""
+    seat = _seat(connection)
+    if len(frame.text) > settings.TRPG_INPUT_MAX_CHARS:
+        connection.send_error("input_too_long", limit=settings.TRPG_INPUT_MAX_CHARS)
+        return
+    if not frame.text.strip():
+        return
+    allowed = await coordination.shared().take_tokens(
+        [f"room:{seat.room_id}", f"member:{seat.room_id}:{seat.member.member_id}"],
+        burst=settings.TRPG_RATE_BURST,
+        refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
+    )
+    if not allowed:
+        connection.send_error("rate_limited")
+        return
+    connection.inputs.add(seat, frame.text)
+
+
+async def on_ping(connection: Joined, frame: inbound.Ping) -> None:
+    """Answered at once with the client's own `t`."""
+    connection.send(frames.pong(frame.t))
+
+
+async def on_join(connection: Joined, frame: inbound.Join) -> None:
+    """A second join on a joined connection."""
+    connection.send_error("bad_frame", detail="already joined")
+
+
+async def on_list_pack_cards(connection: Joined, frame: inbound.ListPackCards) -> None:
+    """No packs yet: an empty list."""
+    connection.send(frames.pack_cards([]))
+
+
+async def on_panel_intent(connection: Joined, frame: inbound.PanelIntent) -> None:
+    """Nobody's manifest has panels yet, so no panel is this member's to use."""
+    connection.send_error("forbidden", message_key="panel_forbidden")
+
+
+async def on_avatar_set(connection: Joined, frame: inbound.AvatarSet) -> None:
+    """A portrait for the caller's own character; the room sees it in its next state."""
+    seat = _seat(connection)
+    try:
+        await database_sync_to_async(set_avatar)(
+            seat.room_id, seat.member.member_id, frame.hash, character=frame.character, user=frame.user
+        )
+    except MediaError as refused:
+        connection.send_error(
+            refused.code, message_key="avatar_forbidden" if refused.code == "forbidden" else None
+        )
+        return
+    await hub.publish_state_refresh(seat.room_id)
+
+
+async def on_media_offer(connection: Joined, frame: inbound.MediaOffer) -> None:
+    """An upload id for new bytes, or the stored file when the room has it already."""
+    seat = _seat(connection)
+    uploader = Uploader(seat.room_id, seat.member.member_id, seat.member.name)
+    try:
+        accepted = await database_sync_to_async(media_offer)(
+            uploader, name=frame.name, mime=frame.mime, size=frame.size, sha256=frame.sha256
+        )
+    except MediaError as refused:
+        connection.send_error(refused.code)
+        return
+    if accepted.existing is None:
+        connection.send(frames.media_accept(accepted.upload_id))
+        return
+    stored = accepted.existing.as_frame()
+    connection.send(frames.media_accept("", stored))
+    # Everyone sees the file again; the history keeps its one entry.
+    await hub.publish(seat.room_id, stored)
+
+
+async def on_media_set_enabled(connection: Joined, frame: inbound.MediaSetEnabled) -> None:
+    """A keeper switches the room's uploads on or off."""
+    seat = _seat(connection)
+    current = await connection.current_seat() if seat.is_keeper else seat  # a demotion counts at once
+    if current is None:
+        return
+    if not current.is_keeper:
+        connection.send_error("forbidden")
+        return
+    await database_sync_to_async(set_uploads_enabled)(seat.room_id, frame.enabled)
+    await hub.publish(seat.room_id, frames.media_enabled(frame.enabled))
+
+
+async def on_admin(connection: Joined, frame: inbound.Inbound) -> None:
+    """Every admin frame: refused to a player before anything is read; answered for a
+    keeper of the room, as the key's role is now."""
+    if connection.seat is None or not connection.seat.is_keeper:
+        connection.send(admin_frames.Admin(0, "", False, connection.locale).error("forbidden"))
+        return
+    seat = await connection.current_seat()  # a keeper demoted since the join is refused
+    if seat is None:
+        return
+    admin = admin_frames.Admin(seat.room_id, seat.room_name, seat.is_keeper, connection.locale)
+    if not admin.is_keeper:
+        connection.send(admin.error("forbidden"))
+        return
+    slow = admin_frames.SLOW_HANDLERS.get(type(frame))
+    if slow is not None:
+        connection.send(await slow(frame, admin))
+        return
+    # The reply is queued as soon as the answer is back, before anything else is
+    # awaited: an answer that revoked this very key (deleting the room's data) is
+    # followed by the revocation, and the reply must reach the keeper first.
+    if isinstance(frame, admin_frames.TURN_TAKING):
+        async with coordination.shared().room_turn(seat.room_id, seat.member.name):
+            connection.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
+    else:
+        connection.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
+
+
+async def on_admin_update_server(connection: Joined, frame: inbound.AdminUpdateServer) -> None:
+    """The operator's own update command (never anything the client sends), then a
+    restart on the same addresses."""
+    seat = await connection.current_seat() if connection.seat and connection.seat.is_keeper else None
+    if seat is None or not seat.is_keeper:
+        if connection.seat is not None:
+            connection.send(admin_frames.Admin(0, "", False, connection.locale).error("forbidden"))
+        return
+    admin = admin_frames.Admin(seat.room_id, seat.room_name, True, connection.locale)
+    if not settings.TRPG_UPDATE_COMMAND:
+        connection.send(admin.error("not_configured"))
+        return
+    result = await asyncio.to_thread(self_update.run_update_command)
+    if not result.ok:
+        connection.send(frames.admin_reply("admin_update", status="failed", output=result.output))
+        return
+    await connection.deliver_then_close(
+        frames.admin_reply("admin_update", status="restarting", output=result.output)
+    )
+    self_update.restart()
+
+
+HANDLERS: dict[str, Handler] = {
+    "input": on_input,
+    "ping": on_ping,
+    "join": on_join,
+    "list_pack_cards": on_list_pack_cards,
+    "panel_intent": on_panel_intent,
+    "avatar_set": on_avatar_set,
+    "media_offer": on_media_offer,
+    "media_set_enabled": on_media_set_enabled,
+    "admin_update_server": on_admin_update_server,
+    **{
+        kind: on_admin
+        for kind in inbound.KNOWN_TYPES
+        if kind.startswith("admin_") and kind != "admin_update_server"
+    },
+}

@@ -1,0 +1,356 @@
+"""RoomHub: delivery to the members of a room, across every server process.
+
+Each process that has connections in a room holds one channel of the channel layer
+in the room's group (`LocalHub`) and hands what arrives to its sessions there. A
+broadcast is one `group_send`, one message per process rather than per member; what
+each connection finally writes is decided by its own session (`SessionCore`), so
+per-viewer frames (state, keeper-only rows) are built per member, never one frame
+for all.
+
+Messages on the layer:
+- `room.frame`: a frame with its audience; `row` names the stored transcript entry
+  or turn event it came from, so a session never shows one row twice (replay, live,
+  catch-up).
+- `room.presence`: the room's membership changed; each session sends `presence` and
+  its own `state`.
+- `room.state`: a turn ended; each session sends its own `state`.
+- `room.key`: an access key of the room changed or was deleted; the sessions that
+  joined with it re-read it (revocation, renames, role changes).
+- `room.disconnect`: the operator disconnects a member's sessions.
+- `room.resync`: the layer came back from a failure (or a broadcast to the room was
+  lost): sessions catch up on the rows they missed, from the database.
+
+`room.presence` and `room.state` carry a `refresh` id: the sessions of one process
+that receive the same refresh share one read of the room (`RoomReads`), then each
+projects its viewer's frame.
+
+A broadcast never raises: the rows it announces are already committed, so a layer
+that cannot be reached (Redis down) is logged and repaired (`Upkeep`), and members
+catch up from the database once it is back, without reconnecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from keeper.state import RoomRead, read_room
+from loreweaver.wire import coordination
+from rooms.models import Audience
+
+log = logging.getLogger(__name__)
+
+
+def group_name(room_id: int) -> str:
+    """The channel-layer group of a room."""
+    return f"room.{room_id}"
+
+
+async def _group_send(room_id: int, message: dict) -> None:
+    try:
+        await get_channel_layer().group_send(group_name(room_id), message)
+    except Exception as exc:
+        log.warning("room=%s broadcast of %s failed: %r", room_id, message["type"], exc)
+        local_hub.layer_failed(room_id)
+
+
+async def publish(
+    room_id: int,
+    frame: dict,
+    *,
+    audience: str = Audience.EVERYONE,
+    member_id: str = "",
+    row: tuple[str, int] | None = None,
+) -> None:
+    """Send `frame` to the room: to everyone, or to keepers plus `member_id`."""
+    await _group_send(
+        room_id,
+        {
+            "type": "room.frame",
+            "frame": frame,
+            "audience": audience,
+            "member_id": member_id,
+            "row": list(row) if row else None,
+        },
+    )
+
+
+async def publish_presence_changed(room_id: int, *, except_connection: str = "") -> None:
+    """Tell every connection of the room that someone joined or left."""
+    await _group_send(
+        room_id, {"type": "room.presence", "except": except_connection, "refresh": _refresh_id()}
+    )
+
+
+async def publish_state_refresh(room_id: int, *, reset: bool = False) -> None:
+    """Tell every connection of the room to send its viewer a fresh `state` (marked
+    `reset` after a campaign wipe)."""
+    await _group_send(room_id, {"type": "room.state", "refresh": _refresh_id(), "reset": reset})
+
+
+async def publish_key_changed(room_id: int, key_id: int) -> None:
+    """Tell the sessions that joined with access key `key_id` to re-read it."""
+    await _group_send(room_id, {"type": "room.key", "key": key_id})
+
+
+async def publish_disconnect(room_id: int, member_id: str) -> None:
+    """Close every session of `member_id` in the room, on every process."""
+    await _group_send(room_id, {"type": "room.disconnect", "member_id": member_id})
+
+
+def _refresh_id() -> str:
+    # The connections of one process that receive the same refresh read the room once.
+    return uuid.uuid4().hex
+
+
+class RoomListener(Protocol):
+    """A session, as the hub sees it."""
+
+    connection_id: str
+
+    def room_message(self, message: dict) -> None:
+        """Take one room message; must not block."""
+
+    def presence_member(self) -> coordination.Member | None:
+        """The member this connection is present as (None once it left)."""
+
+
+@dataclass
+class _RoomEnd:
+    ready: asyncio.Future
+    listeners: set[RoomListener] = field(default_factory=set)
+    channel: str = ""
+    tasks: list[asyncio.Task] = field(default_factory=list)
+
+
+class LocalHub:
+    """This process's end of each room group: one channel per room, shared by every
+    connection of that room on this process.
+
+    A routing table of this process's own connections, so it is per process by nature.
+    When the channel layer fails (its Redis restarted, say), every room's receiver
+    waits for `recover` to put the group memberships back, then goes on; the
+    sessions are told to catch up.
+    """
+
+    # Group membership on the channel layer expires (a day on Redis); renew it well before.
+    RENEW_SECONDS = 3600
+
+    def __init__(self) -> None:
+        self._rooms: dict[int, _RoomEnd] = {}
+        self._healthy: asyncio.Event | None = None
+        self._recovering: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the server's, set at first attach
+        # Rooms whose broadcast failed here: every process's sessions there must catch up.
+        self._missed: set[int] = set()
+
+    def _health(self) -> asyncio.Event:
+        if self._healthy is None:
+            self._healthy = asyncio.Event()
+            self._healthy.set()
+        return self._healthy
+
+    def rooms(self) -> dict[int, list[RoomListener]]:
+        """The rooms this process serves, with their local sessions."""
+        return {room_id: list(end.listeners) for room_id, end in self._rooms.items() if end.ready.done()}
+
+    async def attach(self, room_id: int, listener: RoomListener) -> None:
+        """Start handing room messages to `listener` (from the moment this returns)."""
+        self._loop = asyncio.get_running_loop()
+        end = self._rooms.get(room_id)
+        if end is None:
+            end = self._rooms[room_id] = _RoomEnd(ready=self._loop.create_future())
+            try:
+                layer = get_channel_layer()
+                end.channel = await layer.new_channel()
+                await layer.group_add(group_name(room_id), end.channel)
+                end.tasks = [
+                    asyncio.create_task(self._receive(end)),
+                    asyncio.create_task(self._renew(room_id, end)),
+                ]
+                end.ready.set_result(True)
+            except BaseException as exc:
+                del self._rooms[room_id]
+                end.ready.set_exception(exc)
+                end.ready.exception()  # retrieved: the waiters below re-raise it
+                raise
+        else:
+            await asyncio.shield(end.ready)
+        end.listeners.add(listener)
+
+    async def detach(self, room_id: int, listener: RoomListener) -> None:
+        """Stop handing room messages to `listener`; leave the group with the last one."""
+        end = self._rooms.get(room_id)
+        if end is None:
+            return
+        end.listeners.discard(listener)
+        if end.listeners or not end.ready.done():
+            return
+        del self._rooms[room_id]
+        for task in end.tasks:
+            task.cancel()
+        await get_channel_layer().group_discard(group_name(room_id), end.channel)
+
+    async def _receive(self, end: _RoomEnd) -> None:
+        layer = get_channel_layer()
+        while True:
+            await self._health().wait()
+            try:
+                message = await layer.receive(end.channel)
+            except Exception as exc:
+                log.warning("channel layer receive failed: %r", exc)
+                self.layer_failed()
+                continue
+            for listener in list(end.listeners):
+                listener.room_message(message)
+
+    async def _renew(self, room_id: int, end: _RoomEnd) -> None:
+        while True:
+            await asyncio.sleep(self.RENEW_SECONDS)
+            with contextlib.suppress(Exception):  # a failure here is repaired by `recover`
+                await get_channel_layer().group_add(group_name(room_id), end.channel)
+
+    def layer_failed(self, missed_room: int | None = None) -> None:
+        """The layer could not be reached (and a broadcast to `missed_room` was lost):
+        start recovering (once). Only the server's own loop recovers; a broadcast from
+        elsewhere (an admin command) just failed."""
+        if self._loop is None or asyncio.get_running_loop() is not self._loop:
+            return
+        if missed_room is not None:
+            self._missed.add(missed_room)
+        self._health().clear()
+        if self._recovering is None or self._recovering.done():
+            self._recovering = self._loop.create_task(self.recover())
+
+    async def recover(self) -> None:
+        """Put this process's group memberships back (retrying until the layer answers),
+        have every local session catch up on what it missed, and every session of a
+        room whose broadcast was lost here, on any process."""
+        self._health().clear()
+        delay = 0.1
+        while True:
+            try:
+                layer = get_channel_layer()
+                for room_id, end in list(self._rooms.items()):
+                    if end.ready.done():
+                        await layer.group_add(group_name(room_id), end.channel)
+                while self._missed:
+                    room_id = next(iter(self._missed))
+                    await layer.group_send(group_name(room_id), {"type": "room.resync"})
+                    self._missed.discard(room_id)
+                break
+            except Exception as exc:
+                log.info("channel layer still unreachable: %r", exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+        log.warning("channel layer reachable again; %s room(s) rejoined", len(self._rooms))
+        self._health().set()
+        for listeners in self.rooms().values():
+            for listener in listeners:
+                listener.room_message({"type": "room.resync"})
+
+
+local_hub = LocalHub()
+
+
+class Upkeep:
+    """What each process does twice a second to keep the shared picture true.
+
+    - Its heartbeat (`coordination`), so other processes know it is alive.
+    - Whether the store lost its data (a Redis restarted without persistence): then
+      the layer's group memberships and this process's presence are put back, and
+      sessions catch up.
+    - Presence (every other second): this process's entries are exactly its live
+      sessions, and the ghosts of dead processes are removed; members are told when
+      that changed anything.
+    """
+
+    # Presence is checked every this many heartbeats.
+    PRESENCE_EVERY = 4
+
+    def __init__(self) -> None:
+        self._epoch: str | None = None
+
+    async def run(self) -> None:
+        """Until cancelled."""
+        beats = 0
+        while True:
+            try:
+                await self.beat()
+                if beats % self.PRESENCE_EVERY == 0:
+                    await self.presence()
+            except Exception as exc:  # the store is down: the next round tries again
+                log.warning("upkeep failed: %r", exc)
+            beats += 1
+            await asyncio.sleep(coordination.PROCESS_HEARTBEAT_SECONDS)
+
+    async def beat(self) -> None:
+        """The heartbeat, and the check that the store still holds what it held."""
+        shared = coordination.shared()
+        await shared.process_heartbeat()
+        epoch = await shared.store_epoch()
+        if self._epoch is not None and epoch != self._epoch:
+            log.warning("the shared store lost its data; putting this process's rooms back")
+            local_hub.layer_failed()
+        self._epoch = epoch
+
+    async def presence(self) -> None:
+        """This process's presence entries are exactly its live sessions."""
+        shared = coordination.shared()
+        for room_id, listeners in local_hub.rooms().items():
+            for gone in [listener for listener in listeners if listener.presence_member() is None]:
+                await local_hub.detach(room_id, gone)  # its own teardown could not
+            if await shared.presence_sync(room_id, lambda room_id=room_id: self._present(room_id)):
+                await publish_presence_changed(room_id)
+
+    @staticmethod
+    def _present(room_id: int) -> dict[str, coordination.Member]:
+        """This process's sessions in the room, as they are at this moment."""
+        present = {}
+        for listener in local_hub.rooms().get(room_id, []):
+            member = listener.presence_member()
+            if member is not None:
+                present[listener.connection_id] = member
+        return present
+
+
+class RoomReads:
+    """What a refresh reads about a room, read once per process and shared.
+
+    Per-process derived data, not shared truth: the truth stays in the cache and the
+    database; this only spares six viewers of one room six identical reads.
+    """
+
+    KEEP = 256
+
+    def __init__(self) -> None:
+        self._reads: OrderedDict[tuple[int, str], asyncio.Task] = OrderedDict()
+
+    async def read(self, room_id: int, refresh: str | None) -> tuple[list[coordination.Member], RoomRead]:
+        """(online members, the room's game state) as of `refresh` (fresh when None)."""
+        if refresh is None:
+            return await self._read(room_id)
+        key = (room_id, refresh)
+        task = self._reads.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._read(room_id))
+            self._reads[key] = task
+            while len(self._reads) > self.KEEP:
+                self._reads.popitem(last=False)
+        return await asyncio.shield(task)
+
+    @staticmethod
+    async def _read(room_id: int) -> tuple[list[coordination.Member], RoomRead]:
+        online = await coordination.shared().online_members(room_id)
+        return online, await database_sync_to_async(read_room)(room_id)
+
+
+room_reads = RoomReads()

@@ -1,0 +1,319 @@
+"""The Iroh carrier: peer-to-peer QUIC, ALPN `loreweaver/tui/1`.
+
+Per connection, the first bidirectional stream carries control frames as
+newline-delimited compact JSON; every further bidirectional stream is one media
+transfer. Framing only: control lines go to the shared `SessionCore`, media headers
+to `loreweaver.wire.media_channel`.
+
+The endpoint's secret key is kept in the data dir, so the ticket (which names the
+endpoint) stays the same across restarts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import iroh
+from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
+
+from loreweaver.wire import media_channel, self_update
+from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
+
+log = logging.getLogger(__name__)
+
+ALPN = b"loreweaver/tui/1"
+LINE_LIMIT = 1024 * 1024
+READ_CHUNK = 64 * 1024
+# How long a closing connection waits for the client to acknowledge its last frame.
+FLUSH_TIMEOUT = 3.0
+SECRET_FILE = "iroh-secret.key"
+TICKET_FILE = "iroh-ticket.txt"
+
+
+def load_secret(data_dir: Path) -> bytes:
+    """The endpoint's secret key, created once (owner-only) and then reused."""
+    path = data_dir / SECRET_FILE
+    if path.exists():
+        secret = path.read_bytes()
+        if len(secret) == 32:
+            return secret
+        log.warning("%s is not a 32-byte key; making a new one (the ticket changes)", path)
+    secret = bytes(SecretKey.generate().to_bytes())
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(secret)
+    temporary.replace(path)
+    return secret
+
+
+class LineReader:
+    """Splits a byte stream into lines, refusing lines longer than `limit`."""
+
+    def __init__(self, limit: int = LINE_LIMIT) -> None:
+        self.limit = limit
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def feed(self, chunk: bytes) -> list[bytes | None]:
+        """Lines completed by `chunk`; None stands for a line that was too long."""
+        lines: list[bytes | None] = []
+        self._buffer += chunk
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                if len(self._buffer) > self.limit:
+                    # Drop what we have and skip to the next newline.
+                    if not self._discarding:
+                        lines.append(None)
+                    self._discarding = True
+                    self._buffer.clear()
+                return lines
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if self._discarding:
+                self._discarding = False
+                continue
+            lines.append(None if len(line) > self.limit else line)
+
+
+class _MediaStream:
+    """An Iroh media stream for the shared channel: the body after the header line."""
+
+    def __init__(self, recv: iroh.RecvStream, send: iroh.SendStream, first: bytes) -> None:
+        self._recv, self._send, self._first = recv, send, first
+
+    async def read(self) -> bytes:
+        if self._first:
+            first, self._first = self._first, b""
+            return first
+        return await self._recv.read(READ_CHUNK) or b""
+
+    async def write(self, data: bytes) -> None:
+        await self._send.write_all(data)
+
+    async def finish(self) -> None:
+        await self._send.finish()
+
+
+def _peer_of(connection: iroh.Connection) -> str:
+    """The IP address the connection comes from, or its endpoint id when it comes
+    through a relay (wrong keys are throttled per peer)."""
+    try:
+        for path in connection.paths():
+            if path.is_selected and path.is_ip:
+                host, _, _port = path.remote_addr.rpartition(":")
+                return host.strip("[]") or path.remote_addr
+        return f"iroh:{connection.remote_id()}"
+    except IrohError:
+        return "iroh:unknown"
+
+
+class IrohConnection:
+    """One client connection: the control stream plus its media streams."""
+
+    label = "iroh"
+
+    def __init__(self, connection: iroh.Connection) -> None:
+        self.connection = connection
+        self.session = SessionCore(self)
+        self._send: iroh.SendStream | None = None
+        self._closed = False
+        self._media_tasks: set[asyncio.Task] = set()
+        # Until the join is accepted, a line longer than the pre-join cap is refused.
+        self._lines = LineReader(PRE_JOIN_LIMIT)
+        self.peer = _peer_of(connection)
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.create_task(coroutine)
+        self._media_tasks.add(task)
+        task.add_done_callback(self._media_tasks.discard)
+
+    async def run(self, join_timeout: float) -> None:
+        """Serve the connection until either side closes it."""
+        try:
+            # accept_bi returns once the client has written on its first stream.
+            control = await asyncio.wait_for(self.connection.accept_bi(), join_timeout)
+        except (TimeoutError, IrohError):
+            self.connection.close(0, b"no control stream")
+            return
+        self._send = control.send()
+        media = asyncio.create_task(self._accept_media_streams())
+        await self.session.open()
+        try:
+            await self._read_control(control.recv())
+        finally:
+            media.cancel()
+            for task in list(self._media_tasks):
+                task.cancel()
+            await self.session.closed()
+            if not self._closed:
+                self._closed = True
+                self.connection.close(0, b"")
+
+    async def _read_control(self, recv: iroh.RecvStream) -> None:
+        lines = self._lines
+        while not self._closed:
+            try:
+                chunk = await recv.read(READ_CHUNK)
+            except IrohError:
+                return
+            if not chunk:
+                return
+            for line in lines.feed(chunk):
+                if line is None:
+                    await self.session.reject_frame(f"a line is longer than {lines.limit} bytes")
+                elif line.strip():
+                    try:
+                        text = line.decode("utf-8")
+                    except UnicodeDecodeError:
+                        await self.session.reject_frame("a line is not UTF-8")
+                        continue
+                    await self.session.receive_text(text)
+
+    async def _accept_media_streams(self) -> None:
+        while True:
+            try:
+                stream = await self.connection.accept_bi()
+            except IrohError:
+                return
+            self._spawn(self._serve_media_stream(stream))
+
+    async def _serve_media_stream(self, stream: iroh.BiStream) -> None:
+        recv, send = stream.recv(), stream.send()
+        buffer = bytearray()
+        header: bytes | None = None
+        try:
+            # The header is the first line; what follows it in the same read is body.
+            while (end := buffer.find(b"\n")) < 0 and len(buffer) <= media_channel.HEADER_LIMIT:
+                chunk = await recv.read(READ_CHUNK)
+                if not chunk:
+                    break
+                buffer += chunk
+            if 0 <= end <= media_channel.HEADER_LIMIT:
+                header, body = bytes(buffer[:end]), bytes(buffer[end + 1 :])
+            else:
+                body = b""
+            await self.session.media_stream(header, _MediaStream(recv, send, body))
+        except IrohError:
+            return
+
+    # --- Carrier ---------------------------------------------------------------------------
+
+    async def admitted(self) -> None:
+        """The join was accepted: control lines may now be as long as any frame."""
+        self._lines.limit = LINE_LIMIT
+
+    async def send_text(self, text: str) -> None:
+        """Write one control frame as a line."""
+        assert self._send is not None
+        await self._send.write_all(text.encode("utf-8") + b"\n")
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Iroh media replies travel on their own streams, never on the control stream."""
+        raise NotImplementedError("binary messages are a WebSocket framing")
+
+    async def close(self) -> None:
+        """Finish the control stream, wait until the client has it all, then close."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._send is not None:
+            try:
+                await self._send.finish()
+                await asyncio.wait_for(self._send.stopped(), FLUSH_TIMEOUT)
+            except (TimeoutError, IrohError):
+                pass
+        self.connection.close(0, b"")
+
+    async def abort(self) -> None:
+        """Close at once, dropping what the client has not read (a stalled reader)."""
+        self._closed = True
+        self.connection.close(1, b"stalled")
+
+
+class IrohCarrier:
+    """The Iroh endpoint and its accept loop."""
+
+    def __init__(
+        self,
+        *,
+        data_dir: Path,
+        relay: bool,
+        bind: str = "",
+        join_timeout: float,
+        on_ticket: Callable[[str], None] | None = None,
+    ) -> None:
+        self.data_dir = data_dir
+        self.relay = relay
+        self.bind = bind
+        self.join_timeout = join_timeout
+        self.on_ticket = on_ticket
+        self.endpoint: Endpoint | None = None
+        self.ticket = ""
+        self._connections: set[IrohConnection] = set()
+        self._handlers: set[asyncio.Task] = set()
+
+    async def start(self) -> str:
+        """Bind the endpoint, write the ticket file, and return the ticket."""
+        options = EndpointOptions(
+            preset=iroh.preset_n0() if self.relay else iroh.preset_n0_disable_relay(),
+            secret_key=load_secret(self.data_dir),
+            alpns=[ALPN],
+        )
+        if not self.relay:
+            options.relay_mode = RelayMode.disabled()
+        if self.bind:
+            options.bind_addr = self.bind
+        self.endpoint = await Endpoint.bind(options)
+        self_update.plan.iroh_bound(self.endpoint.bound_sockets()[0])
+        self.ticket = str(EndpointTicket.from_addr(self.endpoint.addr()))
+        path = self.data_dir / TICKET_FILE
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(self.ticket + "\n")
+        temporary.replace(path)
+        if self.on_ticket is not None:
+            self.on_ticket(self.ticket)
+        return self.ticket
+
+    async def serve(self) -> None:
+        """Accept connections until the endpoint closes."""
+        if self.endpoint is None:
+            await self.start()
+        assert self.endpoint is not None
+        while True:
+            incoming = await self.endpoint.accept_next()
+            if incoming is None:
+                return
+            task = asyncio.create_task(self._handle(incoming))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+    async def _handle(self, incoming: iroh.Incoming) -> None:
+        try:
+            accepting = await incoming.accept()
+            if await accepting.alpn() != ALPN:
+                return
+            connection = await accepting.connect()
+        except IrohError as exc:
+            log.info("iroh handshake failed: %s", exc.message())
+            return
+        handler = IrohConnection(connection)
+        self._connections.add(handler)
+        try:
+            await handler.run(self.join_timeout)
+        except Exception:
+            log.exception("iroh connection failed")
+        finally:
+            self._connections.discard(handler)
+
+    async def close(self) -> None:
+        """Close every connection and the endpoint."""
+        for handler in list(self._connections):
+            await handler.abort()
+        if self.endpoint is not None:
+            await self.endpoint.close()

@@ -1,0 +1,58 @@
+"""`manage.py iroh_serve`: the Iroh carrier alone, as a sidecar beside daphne workers."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from loreweaver.wire import hub
+from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
+from rooms.keystore import import_configured_keys
+
+
+class Command(BaseCommand):
+    help = "Run the Iroh carrier as its own process (share REDIS_URL and DATABASE_URL with web)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--iroh-no-relay", action="store_true", help="Iroh without relays (LAN play, tests)"
+        )
+
+    def handle(self, *args: object, iroh_no_relay: bool, **options: object) -> None:
+        if not settings.REDIS_URL:
+            self.stderr.write(
+                "Warning: REDIS_URL is not set, so this sidecar cannot share rooms with a web "
+                "process; use `manage.py serve` for a single-process table."
+            )
+        imported = import_configured_keys()
+        if imported:
+            self.stdout.write(imported)
+        carrier = IrohCarrier(
+            data_dir=settings.DATA_DIR,
+            relay=not iroh_no_relay and settings.TRPG_IROH_RELAY == "on",
+            bind=settings.TRPG_IROH_BIND,
+            join_timeout=settings.TRPG_JOIN_TIMEOUT,
+        )
+        asyncio.run(self._serve(carrier))
+
+    async def _serve(self, carrier: IrohCarrier) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        ticket = await carrier.start()
+        sys.stdout.write(f"Iroh ticket: {ticket}\n  (also saved to {settings.DATA_DIR / TICKET_FILE})\n")
+        sys.stdout.write("Ready. Stop with Ctrl-C.\n")
+        sys.stdout.flush()
+        tasks = [
+            asyncio.create_task(carrier.serve()),
+            asyncio.create_task(hub.Upkeep().run()),
+        ]
+        await stop.wait()
+        await carrier.close()
+        for task in tasks:
+            task.cancel()

@@ -1,0 +1,87 @@
+"""`manage.py serve`: the embedded all-in-one server (daphne + the Iroh endpoint)."""
+
+from __future__ import annotations
+
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from loreweaver.version import PROTOCOL_VERSION, VERSION
+from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
+from loreweaver.wire.server import TableServer
+from rooms.keystore import bootstrap_keeper_key, import_configured_keys
+
+
+class Banner:
+    """Prints the addresses once every carrier is up, so the last line means ready."""
+
+    def __init__(self, *, expect_ticket: bool, keeper_line: str | None) -> None:
+        self.address: str | None = None
+        self.ticket: str | None = None
+        self.expect_ticket = expect_ticket
+        self.keeper_line = keeper_line
+        self.printed = False
+
+    def websocket_ready(self, address: str) -> None:
+        self.address = address
+        self._maybe_print()
+
+    def iroh_ready(self, ticket: str) -> None:
+        self.ticket = ticket
+        self._maybe_print()
+
+    def _maybe_print(self) -> None:
+        if self.printed or self.address is None or (self.expect_ticket and self.ticket is None):
+            return
+        self.printed = True
+        lines = [
+            f"loreweaver-django {VERSION} (protocol {PROTOCOL_VERSION}); data in {settings.DATA_DIR}",
+            f"WebSocket: ws://{self.address}/",
+        ]
+        if self.ticket is not None:
+            lines.append(f"Iroh ticket: {self.ticket}")
+            lines.append(f"  (also saved to {settings.DATA_DIR / TICKET_FILE})")
+        lines.append(f"Admin: http://{self.address}/admin/  (first login: python manage.py createsuperuser)")
+        if self.keeper_line:
+            lines.append(self.keeper_line)
+        lines.append("Ready. Stop with Ctrl-C.")
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+
+
+class Command(BaseCommand):
+    help = "Run the table: WebSocket (daphne) and Iroh in one process, and print how to join."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="WebSocket/HTTP interface")
+        parser.add_argument("--port", type=int, default=8765, help="WebSocket/HTTP port (0 = any)")
+        parser.add_argument("--no-iroh", action="store_true", help="do not start the Iroh carrier")
+        parser.add_argument(
+            "--iroh-no-relay", action="store_true", help="Iroh without relays (LAN play, tests)"
+        )
+
+    def handle(
+        self, *args: object, host: str, port: int, no_iroh: bool, iroh_no_relay: bool, **options: object
+    ) -> None:
+        imported = import_configured_keys()
+        if imported:
+            self.stdout.write(imported)
+        minted = bootstrap_keeper_key()
+        keeper_line = None
+        if minted is not None:
+            keeper_line = (
+                f'Keeper key for room "{minted.access_key.room.name}" (shown once, store it now): '
+                f"{minted.key}"
+            )
+        banner = Banner(expect_ticket=not no_iroh, keeper_line=keeper_line)
+        carrier = None
+        if not no_iroh:
+            carrier = IrohCarrier(
+                data_dir=settings.DATA_DIR,
+                relay=not iroh_no_relay and settings.TRPG_IROH_RELAY == "on",
+                bind=settings.TRPG_IROH_BIND,
+                join_timeout=settings.TRPG_JOIN_TIMEOUT,
+                on_ticket=banner.iroh_ready,
+            )
+        TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier).run()

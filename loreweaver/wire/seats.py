@@ -1,0 +1,97 @@
+"""What a connection is, apart from its handling: the member it speaks for (`Seat`),
+the rows it has been shown, the per-process connection cap, and how a frame is
+written out. Shared by the session and the frame handlers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+import redis.exceptions
+from django.conf import settings
+from django.db.utils import InterfaceError, OperationalError
+
+from loreweaver.wire import coordination
+from rooms.models import AccessKey
+
+log = logging.getLogger("loreweaver.wire.session")
+
+# Failures that mean Redis or the database is unreachable (docs/operations.md, "Faults").
+OUTAGES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OperationalError, InterfaceError)
+
+
+def log_failure(exc: Exception, message: str, *args: object) -> None:
+    """Log a failure: a dependency that is away (Redis, the database) in one line, as the
+    operator expects during an outage; anything else with its traceback, as a bug."""
+    if isinstance(exc, OUTAGES):
+        log.warning(message + ": %r", *args, exc)
+    else:
+        log.exception(message, *args, exc_info=exc)
+
+
+class ConnectionGate:
+    """Counts this process's connections against TRPG_TUI__MAX_CONNECTIONS.
+
+    The cap is per server process by design (DECISIONS), so a process-local count is
+    the right home for it.
+    """
+
+    def __init__(self) -> None:
+        self.live = 0
+
+    def try_enter(self) -> bool:
+        if self.live >= settings.TRPG_MAX_CONNECTIONS:
+            return False
+        self.live += 1
+        return True
+
+    def leave(self) -> None:
+        self.live -= 1
+
+
+gate = ConnectionGate()
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The member a joined connection speaks for, and the access key it joined with."""
+
+    room_id: int
+    room_name: str
+    member: coordination.Member
+    key_id: int
+
+    @property
+    def is_keeper(self) -> bool:
+        return self.member.role == "keeper"
+
+    @classmethod
+    def of(cls, access_key: AccessKey) -> Seat:
+        """The seat an access key gives (as the key is now)."""
+        member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
+        return cls(access_key.room_id, access_key.room.name, member, access_key.pk)
+
+
+class DeliveredRows:
+    """The stored rows (transcript entries, turn events, media) this connection has
+    been shown, newest `KEEP`, so that a replay, the live broadcast and a catch-up
+    never show one row twice."""
+
+    KEEP = 4096
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int], None] = {}
+
+    def __contains__(self, row: tuple[str, int]) -> bool:
+        return row in self._rows
+
+    def add(self, row: tuple[str, int]) -> None:
+        self._rows[row] = None
+        if len(self._rows) > self.KEEP:
+            del self._rows[next(iter(self._rows))]
+
+
+def encode(frame: dict) -> str:
+    """Compact JSON, one frame, UTF-8 as-is."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,189 @@
+"""The embedded all-in-one server: daphne (HTTP + WebSocket) and the Iroh endpoint.
+
+Both share one process and one event loop: daphne runs Twisted's asyncio reactor, so
+the Iroh accept loop, the WebSocket consumers and the channel layer all live on the
+same asyncio loop. The WebSocket protocol is daphne's, plus guards on what a client
+can make the server hold (`BoundedWebSocketProtocol`), and a connection that never
+sends a request is closed after the join timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from channels.routing import get_default_application
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
+from twisted.internet import defer, reactor
+from twisted.internet.interfaces import IPushProducer
+from zope.interface import implementer
+
+from loreweaver import frames
+from loreweaver.wire import hub, self_update
+from loreweaver.wire.consumers import ADMITTED
+from loreweaver.wire.protocol.messages import error_message
+from loreweaver.wire.seats import encode
+from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT
+
+log = logging.getLogger(__name__)
+
+
+@implementer(IPushProducer)
+class _Congestion:
+    """Twisted tells a push producer when the transport's write buffer is full."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.bytes_while_paused = 0
+
+    def pauseProducing(self) -> None:  # noqa: N802 (Twisted's interface)
+        self.paused = True
+
+    def resumeProducing(self) -> None:  # noqa: N802
+        self.paused = False
+        self.bytes_while_paused = 0
+
+    def stopProducing(self) -> None:  # noqa: N802
+        self.paused = False
+
+
+class BoundedWebSocketProtocol(WebSocketProtocol):
+    """daphne's WebSocket protocol with bounds on what a client may cost the server.
+
+    - A slow reader may owe at most TRPG_TUI__SEND_BUFFER_BYTES before it is dropped.
+    - Before its join is accepted, a client may send messages of at most
+      `session.PRE_JOIN_LIMIT` bytes; after it, text messages up to the control-frame
+      limit and binary ones up to the largest media file. A message over its limit is
+      answered with `error bad_frame` and the connection closes (1009), before its
+      payload is buffered.
+    - A text message that is not UTF-8 becomes a `bad_frame` answer, not a dropped TCP
+      connection: it reaches the session with its bad bytes as lone surrogates, which
+      the frame parser refuses.
+    """
+
+    def connectionMade(self) -> None:  # noqa: N802 (Twisted's hook)
+        # Per-connection options, set before autobahn copies the factory's defaults.
+        self.utf8validateIncoming = False
+        self.failByDrop = False  # an oversized message gets a close frame, after our error
+        self.text_limit = self.binary_limit = PRE_JOIN_LIMIT
+        self.maxMessagePayloadSize = self.maxFramePayloadSize = PRE_JOIN_LIMIT
+        super().connectionMade()
+
+    def onOpen(self) -> None:  # noqa: N802 (autobahn's hook)
+        super().onOpen()
+        self.congestion = _Congestion()
+        # The HTTP channel that handed this socket over is still registered as its
+        # producer; after the upgrade it has nothing left to produce, so take its place.
+        if self.transport.producer is not None:
+            self.transport.unregisterProducer()
+        self.transport.registerProducer(self.congestion, True)
+
+    def onMessageBegin(self, isBinary: bool) -> None:  # noqa: N802, N803 (autobahn's hook)
+        # autobahn checks each frame's declared length against these before reading it.
+        limit = self.binary_limit if isBinary else self.text_limit
+        self.maxMessagePayloadSize = self.maxFramePayloadSize = limit
+        super().onMessageBegin(isBinary)
+
+    def _max_message_size_exceeded(self, msg_size: int, max_msg_size: int, reason: str) -> None:
+        detail = f"a message here is at most {max_msg_size // 1024} KiB"
+        frame = frames.error("bad_frame", error_message("bad_frame", detail=detail))
+        self.sendMessage(encode(frame).encode("utf-8"), False)
+        super()._max_message_size_exceeded(msg_size, max_msg_size, reason)
+
+    def onMessage(self, payload: bytes, isBinary: bool) -> None:  # noqa: N802, N803
+        if isBinary or self.muted:
+            super().onMessage(payload, isBinary)
+            return
+        # daphne's own strict decode would raise on bad UTF-8 and drop the connection.
+        self.last_ping = time.time()
+        text = payload.decode("utf-8", "surrogateescape")
+        self.application_queue.put_nowait({"type": "websocket.receive", "text": text})
+
+    def handle_reply(self, message: dict) -> None:
+        if message.get("type") == ADMITTED["type"]:
+            self.text_limit, self.binary_limit = TEXT_FRAME_LIMIT, _largest_media_message()
+            return
+        super().handle_reply(message)
+
+    def serverSend(self, content: str | bytes, binary: bool = False) -> None:  # noqa: N802
+        congestion = getattr(self, "congestion", None)
+        if congestion is not None and congestion.paused:
+            congestion.bytes_while_paused += len(content)
+            if congestion.bytes_while_paused > settings.TRPG_SEND_BUFFER_BYTES:
+                log.warning("websocket client %s stopped reading; disconnecting", self.client_addr)
+                self.dropConnection(abort=True)
+                return
+        super().serverSend(content, binary)
+
+
+def _largest_media_message() -> int:
+    from loreweaver.wire.media_channel import HEADER_LIMIT
+
+    return max(settings.TRPG_MEDIA_AUDIO_MAX, settings.TRPG_MEDIA_IMAGE_MAX) + HEADER_LIMIT + 4
+
+
+class TableServer(Server):
+    """daphne's server, with the bounded protocol, the Iroh carrier and a ready callback."""
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        port: int,
+        on_ready: Callable[[str], None],
+        iroh_carrier: object | None = None,
+    ) -> None:
+        # The project's ASGI application (settings.ASGI_APPLICATION), which routes to
+        # this layer's consumer: looked up, not imported, as the project sits above.
+        application = get_default_application()
+
+        super().__init__(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+            signal_handlers=True,
+            websocket_timeout=-1,
+            # A media message carries a whole file (the protocol's WebSocket framing);
+            # text frames are capped far lower by the session.
+            websocket_max_message_size=_largest_media_message(),
+            websocket_max_frame_size=_largest_media_message(),
+            server_name="loreweaver-django",
+        )
+        self._host = host
+        self._on_ready = on_ready
+        self._iroh = iroh_carrier
+        self._background: list[asyncio.Task] = []
+
+    def run(self) -> None:
+        reactor.callWhenRunning(self._started)
+        reactor.addSystemEventTrigger("before", "shutdown", self._before_shutdown)
+        super().run()
+
+    def _started(self) -> None:
+        self.ws_factory.protocol = BoundedWebSocketProtocol
+        # A TCP connection that sends no complete request (it never upgrades to a
+        # WebSocket) is closed as a silent WebSocket would be; Twisted's default is a
+        # minute. Once a request is in, this idle timeout is off until it completes.
+        self.http_factory.timeOut = settings.TRPG_JOIN_TIMEOUT
+        loop = asyncio.get_event_loop()
+        self._background.append(loop.create_task(hub.Upkeep().run()))
+        if self._iroh is not None:
+            self._background.append(loop.create_task(self._iroh.serve()))
+
+    def listen_success(self, port: object) -> None:
+        super().listen_success(port)
+        actual = port.getHost().port
+        self_update.plan.websocket_bound(actual)
+        host = self._host if self._host not in ("0.0.0.0", "::") else "127.0.0.1"
+        self._on_ready(f"{host}:{actual}")
+
+    def _before_shutdown(self) -> defer.Deferred | None:
+        for task in self._background:
+            task.cancel()
+        if self._iroh is None:
+            return None
+        return defer.Deferred.fromFuture(asyncio.ensure_future(self._iroh.close()))

@@ -1,0 +1,509 @@
+"""SessionCore: one per connection, the same for both carriers.
+
+A carrier (WebSocket consumer, Iroh connection) knows framing only. It hands every
+text frame to `receive_text`, every binary message to `receive_binary`, and tells
+the session when the connection is gone. The session does the rest: the join
+handshake, replay, the input pipeline, and writing frames back through a bounded
+queue so a client that stops reading is disconnected instead of growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable
+from typing import Protocol
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from keeper.kp.keepers import demo_offered
+from keeper.state import RoomRead, Viewer, build_state
+from loreweaver import failpoints, frames
+from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
+from loreweaver.wire import coordination, handlers, hub, media_channel
+from loreweaver.wire.protocol import inbound
+from loreweaver.wire.protocol.messages import error_message, notice
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, gate, log_failure
+from media_store.selectors import media_replay
+from media_store.services import MediaError, Uploader
+from rooms import keystore, selectors, services
+from rooms.models import AccessKey, Audience, Room
+
+log = logging.getLogger(__name__)
+
+LOCALES = ("en", "zh")
+_CLOSE = object()
+# The longest control frame parsed, on either carrier (Iroh's line guard is the same).
+TEXT_FRAME_LIMIT = 1024 * 1024
+# The longest message anyone may send before a join is accepted: a join is a few
+# hundred bytes, and nobody unauthenticated may make the server hold more.
+PRE_JOIN_LIMIT = 64 * 1024
+
+
+class Carrier(Protocol):
+    """What a session needs from a transport."""
+
+    label: str
+    # Where the connection comes from (an IP address, or an Iroh endpoint id), for
+    # throttling wrong keys per source.
+    peer: str
+
+    async def admitted(self) -> None:
+        """The join was accepted: lift the limits that hold before it."""
+
+    async def send_text(self, text: str) -> None:
+        """Write one control frame (already serialized, compact JSON)."""
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Write one binary message (WebSocket media replies only)."""
+
+    async def close(self) -> None:
+        """Close the connection after everything written so far has been delivered."""
+
+    async def abort(self) -> None:
+        """Close at once, dropping what the client has not read."""
+
+
+def join_replay(room_id: int, member_id: str, is_keeper: bool) -> selectors.Replay:
+    """What a joiner is shown before its state: the story, then the media library."""
+    replay = selectors.replay_for(room=Room(pk=room_id), member_id=member_id, is_keeper=is_keeper)
+    for frame, row in media_replay(room_id):
+        replay.add(frame, row)
+    return replay
+
+
+class SessionCore:
+    """The protocol state machine of one connection."""
+
+    def __init__(self, carrier: Carrier) -> None:
+        self.carrier = carrier
+        self.connection_id = uuid.uuid4().hex
+        self.seat: Seat | None = None
+        self.locale = settings.TRPG_LOCALE
+        self._outbox: asyncio.Queue = asyncio.Queue(maxsize=settings.TRPG_SEND_QUEUE_FRAMES)
+        self._tasks: list[asyncio.Task] = []
+        self._closing = False
+        self._counted = False
+        # Room messages, in arrival order. Filled from the moment of join; read only
+        # once the joiner's replay is sent, so live frames follow it, in order, once.
+        self._inbox: asyncio.Queue[dict] = asyncio.Queue()
+        self._deadline: asyncio.Task | None = None
+        self.inputs = handlers.MemberInputs(self)
+        self._media: media_channel.MediaRequests | None = None
+        self._delivered = DeliveredRows()
+
+    # --- carrier-facing ---------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start the session on a freshly accepted connection."""
+        self._writer = asyncio.create_task(self._write_loop())
+        self._tasks.append(self._writer)
+        if not gate.try_enter():
+            await self.fail("too_many_connections")
+            return
+        self._counted = True
+        self._deadline = asyncio.create_task(self._join_deadline())
+        self._tasks.append(self._deadline)
+
+    async def receive_text(self, text: str) -> None:
+        """Handle one control frame from the client."""
+        if not self._closing:
+            await self._contained("frame", self._receive_text(text))
+
+    async def _receive_text(self, text: str) -> None:
+        limit = TEXT_FRAME_LIMIT if self.seat is not None else PRE_JOIN_LIMIT
+        if len(text) > limit:  # never parse a huge text (the Iroh line cap, on WebSocket)
+            await self.reject_frame(f"a control frame is at most {limit // 1024} KiB here")
+            return
+        try:
+            frame = inbound.parse_frame(text)
+        except inbound.FrameError as exc:
+            if exc.code != "bad_frame" and self.seat is not None:
+                self.send_error(exc.code)
+                return
+            await self.reject_frame(exc.detail)
+            return
+        if self.seat is None:
+            if not isinstance(frame, inbound.Join):
+                await self.fail("bad_frame", message_key="join_before_anything")
+                return
+            await self._join(frame)
+            return
+        failpoints.hit("frame.route")
+        await handlers.HANDLERS[frame.type](self, frame)
+
+    async def reject_frame(self, detail: str) -> None:
+        """Answer a frame the carrier or the parser could not accept.
+
+        Before join this ends the connection; after join it only costs the frame.
+        """
+        if self.seat is None:
+            await self.fail("bad_frame", detail=detail)
+        else:
+            self.send_error("bad_frame", detail=detail)
+
+    async def receive_binary(self, data: bytes) -> None:
+        """Handle one binary message (the WebSocket media channel)."""
+        if not self._closing:
+            await self._contained("media message", self._receive_binary(data))
+
+    async def _receive_binary(self, data: bytes) -> None:
+        if self.seat is None or self._media is None:
+            await self.fail("bad_frame", message_key="join_before_anything")
+            return
+        try:
+            raw, body = media_channel.split_ws_envelope(data)
+            request = media_channel.parse_header(raw)
+        except media_channel.BadEnvelope as exc:
+            self.send_error("bad_frame", detail=str(exc))
+            return
+        try:
+            if request["op"] == "put":
+                await self._media.put_whole(request, body)  # success: the room's `media` broadcast
+            else:
+                self.send_binary(await self._media.get_whole(request))
+        except MediaError as refused:
+            self.send_error(refused.code)
+
+    async def media_stream(self, header: bytes | None, stream: media_channel.MediaStream) -> None:
+        """Serve one Iroh media stream (its header line, then its body)."""
+        try:
+            if self.seat is None or self._media is None or header is None:
+                raise media_channel.BadEnvelope("a media request needs a joined connection and a header")
+            request = media_channel.parse_header(header)
+        except media_channel.BadEnvelope as exc:
+            await stream.write(media_channel.line(self.error_frame("bad_frame", detail=str(exc))))
+            await stream.finish()
+            return
+        try:
+            await self._media.serve_stream(request, stream)
+        except Exception:
+            log.exception("connection=%s media stream failed", self.connection_id)
+            with contextlib.suppress(Exception):
+                await stream.write(media_channel.line(self.error_frame("server_error")))
+                await stream.finish()
+
+    async def _contained(self, what: str, work: Awaitable[None]) -> None:
+        """Run the handling of one message so that no failure escapes to the carrier.
+
+        An exception here would end the connection without its teardown (daphne closes
+        with 1011 and never calls `disconnect`), so it becomes a `server_error` instead:
+        the connection stays open after join, and is closed (and cleaned up) before it.
+        """
+        try:
+            await work
+        except Exception as exc:
+            log_failure(exc, "connection=%s could not handle a %s", self.connection_id, what)
+            if self.seat is None:
+                await self.fail("server_error")
+            else:
+                self.send_error("server_error")
+
+    async def closed(self) -> None:
+        """The connection is gone: give back its slot, leave the room, tell the others.
+
+        Each step runs even when an earlier one fails (the shared store may be down):
+        the slot is given back first, and a presence entry this cannot remove is
+        dropped by the process's next round of upkeep (`hub.Upkeep`).
+        """
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        if self._counted:
+            gate.leave()
+            self._counted = False
+        seat, self.seat = self.seat, None
+        if seat is None:
+            return
+        for step, work in (
+            ("close.detach", lambda: hub.local_hub.detach(seat.room_id, self)),
+            (
+                "close.presence",
+                lambda: coordination.shared().presence_remove(seat.room_id, self.connection_id),
+            ),
+            ("close.announce", lambda: hub.publish_presence_changed(seat.room_id)),
+        ):
+            try:
+                failpoints.hit(step)
+                await work()
+            except Exception as exc:
+                log.warning("connection=%s teardown step %s failed: %r", self.connection_id, step, exc)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def send(self, frame: dict) -> None:
+        """Queue one frame for this connection; a client too far behind is dropped."""
+        self._enqueue(encode(frame))
+
+    def send_binary(self, data: bytes) -> None:
+        """Queue one binary message (a WebSocket media reply)."""
+        self._enqueue(data)
+
+    def _enqueue(self, item: str | bytes) -> None:
+        if self._closing:
+            return
+        try:
+            self._outbox.put_nowait(item)
+        except asyncio.QueueFull:
+            log.warning(
+                "connection=%s carrier=%s stalled with %s frames queued; disconnecting",
+                self.connection_id,
+                self.carrier.label,
+                self._outbox.qsize(),
+            )
+            self._closing = True
+            self._drop_queue()
+            self._tasks.append(asyncio.create_task(self.carrier.abort()))
+
+    def error_frame(self, code: str, *, message_key: str | None = None, **values: object) -> dict:
+        """An `error` frame with its message in this viewer's locale."""
+        values.setdefault("detail", "")
+        return frames.error(code, error_message(message_key or code, self.locale, **values))
+
+    def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None:
+        """Send an `error` frame that leaves the connection open."""
+        self.send(self.error_frame(code, message_key=message_key, **values))
+
+    async def fail(self, code: str, *, message_key: str | None = None, **values: object) -> None:
+        """Send an `error` frame, then close once it has been delivered."""
+        if self._closing:
+            return
+        self.send_error(code, message_key=message_key, **values)
+        if self._closing:  # the error did not fit: the client is not reading at all
+            return
+        self._closing = True
+        self._outbox.put_nowait(_CLOSE)
+
+    async def deliver_then_close(self, frame: dict, timeout: float = 5.0) -> None:
+        """Send a last frame, close once it is written, and wait (up to `timeout`)."""
+        self.send(frame)
+        if not self._closing:
+            self._closing = True
+            self._outbox.put_nowait(_CLOSE)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+
+    def _drop_queue(self) -> None:
+        while not self._outbox.empty():
+            self._outbox.get_nowait()
+
+    async def _write_loop(self) -> None:
+        while True:
+            item = await self._outbox.get()
+            if item is _CLOSE:
+                await self.carrier.close()
+                return
+            try:
+                if isinstance(item, bytes):
+                    await self.carrier.send_bytes(item)
+                else:
+                    await self.carrier.send_text(item)
+            except Exception:
+                log.info("connection=%s write failed; closing", self.connection_id)
+                self._closing = True
+                await self.carrier.close()
+                return
+
+    # --- handshake ------------------------------------------------------------------------
+
+    async def _join_deadline(self) -> None:
+        await asyncio.sleep(settings.TRPG_JOIN_TIMEOUT)
+        if self.seat is None:
+            await self.fail("join_timeout", seconds=f"{settings.TRPG_JOIN_TIMEOUT:g}")
+
+    async def _join(self, frame: inbound.Join) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()  # a join arrived in time; checking it may take a while
+        if frame.locale in LOCALES:
+            self.locale = frame.locale
+        failpoints.hit("join.lookup")
+        access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
+        if access_key is None:
+            # Every wrong key from a source costs it more time; a right key never waits.
+            await asyncio.sleep(await coordination.shared().join_refused(self.carrier.peer))
+            await self.fail("bad_key")
+            return
+        try:
+            await self._admit(access_key)
+        except Exception as exc:
+            # A half-made seat must not stay: close, and `closed` takes back what was set up.
+            log_failure(exc, "connection=%s join failed", self.connection_id)
+            await self.fail("server_error")
+
+    async def _admit(self, access_key: AccessKey) -> None:
+        seat = self.seat = Seat.of(access_key)
+        member = seat.member
+        self._media = media_channel.MediaRequests(
+            Uploader(seat.room_id, member.member_id, member.name), lambda code: self.error_frame(code)
+        )
+        await self.carrier.admitted()
+        await hub.local_hub.attach(seat.room_id, self)
+        failpoints.hit("join.attach")
+        await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
+        failpoints.hit("join.presence")
+        log.info(
+            "join room=%s member=%s role=%s carrier=%s",
+            seat.room_name,
+            member.member_id,
+            member.role,
+            self.carrier.label,
+        )
+
+        self.send(self._welcome(demo=seat.is_keeper and await demo_offered(seat.room_id)))
+        # One read of the room serves the joiner's presence now and its state after the replay;
+        # anything that changes meanwhile arrives as a live refresh once the replay is sent.
+        online, room_now = await hub.room_reads.read(seat.room_id, None)
+        self.send(self._presence(online))
+        await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
+        actor = await coordination.shared().busy_actor(seat.room_id)
+        if actor:
+            self.send(frames.turn_busy(actor))
+        failpoints.hit("join.replay")
+        self._show(await self._replay(seat))
+        self.send(self._state(seat, online, room_now))
+        self.send(frames.ui_manifest([]))
+
+        self._tasks.append(asyncio.create_task(self._read_inbox()))
+
+    async def _replay(self, seat: Seat) -> selectors.Replay:
+        return await database_sync_to_async(join_replay)(seat.room_id, seat.member.member_id, seat.is_keeper)
+
+    def _show(self, replay: selectors.Replay) -> None:
+        """Send the replay's frames this connection has not been shown yet."""
+        for frame, row in zip(replay.frames, replay.rows, strict=True):
+            if row is not None:
+                if row in self._delivered:
+                    continue
+                self._delivered.add(row)
+            self.send(frames.for_viewer(frame, self.locale))
+
+    def presence_member(self) -> coordination.Member | None:
+        """The member this connection is present as in its room (None before the join
+        and after the connection closed)."""
+        seat = self.seat
+        return seat.member if seat is not None and not self._closing else None
+
+    def _welcome(self, *, demo: bool) -> dict:
+        assert self.seat is not None
+        features = ["media", "audio"]
+        if demo:
+            features.append("demo")
+        if self.seat.is_keeper and settings.TRPG_UPDATE_COMMAND:
+            features.append("update")
+        return frames.welcome(
+            protocol=PROTOCOL_VERSION,
+            features=features,
+            room=self.seat.room_name,
+            member_id=self.seat.member.member_id,
+            name=self.seat.member.name,
+            role=self.seat.member.role,
+            locale=self.locale,
+            server=SERVER_NAME,
+            version=VERSION,
+        )
+
+    # --- room messages ------------------------------------------------------------------------
+
+    def room_message(self, message: dict) -> None:
+        """Take one message of the room (called by the hub; never blocks)."""
+        if not self._closing:
+            self._inbox.put_nowait(message)
+
+    async def _read_inbox(self) -> None:
+        while True:
+            message = await self._inbox.get()
+            try:
+                await self._on_room_message(message)
+            except Exception:
+                # One bad message must not deafen the connection to the rest of the room.
+                log.exception("connection=%s could not handle %s", self.connection_id, message.get("type"))
+
+    async def _on_room_message(self, message: dict) -> None:
+        seat = self.seat
+        if seat is None:
+            return
+        kind = message.get("type")
+        if kind == "room.frame":
+            row = tuple(message["row"]) if message.get("row") else None
+            if row is not None:
+                if row in self._delivered:
+                    return  # the replay or a catch-up showed it already
+                self._delivered.add(row)
+            if self._may_see(seat, message):
+                self.send(frames.for_viewer(message["frame"], self.locale))
+        elif kind == "room.presence":
+            # Party presence changed, so each viewer also gets its own fresh state.
+            if message.get("except") != self.connection_id:
+                await self._send_presence_and_state(seat, message.get("refresh"))
+        elif kind == "room.state":
+            state = self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh")))
+            if message.get("reset"):
+                state["reset"] = True  # the client also clears its scrollback (checklist 128-129)
+            self.send(state)
+        elif kind == "room.key":
+            if message.get("key") == seat.key_id:
+                await self._key_changed(seat)
+        elif kind == "room.disconnect":
+            if message.get("member_id") == seat.member.member_id:
+                await self.deliver_then_close(frames.system(notice("disconnected", self.locale), "warn"))
+        elif kind == "room.resync":
+            await self._catch_up(seat)
+
+    async def _send_presence_and_state(self, seat: Seat, refresh: str | None) -> None:
+        online, room = await hub.room_reads.read(seat.room_id, refresh)
+        self.send(self._presence(online))
+        self.send(self._state(seat, online, room))
+
+    async def _catch_up(self, seat: Seat) -> None:
+        """After the layer came back from a failure: the stored lines this connection
+        missed meanwhile, in story order, then where the table stands now."""
+        self._show(await self._replay(seat))
+        if not await coordination.shared().busy_actor(seat.room_id):
+            # A turn that ended during the outage may have lost its `idle`.
+            self.send(frames.turn_idle())
+        await self._send_presence_and_state(seat, None)
+
+    async def _key_changed(self, seat: Seat) -> None:
+        """This connection's access key changed: closed when it is gone (or moved to
+        another room); welcomed again as the key is now when renamed or re-roled."""
+        now = await self.current_seat()
+        if now is None or now == seat:
+            return
+        self.seat = now
+        assert self._media is not None
+        self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
+        await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
+        self.send(self._welcome(demo=False))
+        # Everyone, this connection included, gets the new presence and its own state.
+        await hub.publish_presence_changed(now.room_id)
+
+    async def current_seat(self) -> Seat | None:
+        """The seat as the access key gives it now; None (and the connection closing
+        with `bad_key`) when the key was deleted or moved to another room."""
+        seat = self.seat
+        if seat is None:
+            return None
+        access_key = await database_sync_to_async(services.key_holder)(seat.key_id)
+        if access_key is None or access_key.room_id != seat.room_id:
+            log.info("connection=%s key revoked; closing", self.connection_id)
+            await self.fail("bad_key", message_key="key_revoked")
+            return None
+        return Seat.of(access_key)
+
+    @staticmethod
+    def _may_see(seat: Seat, message: dict) -> bool:
+        if message.get("audience", Audience.EVERYONE) == Audience.EVERYONE:
+            return True
+        named = message.get("member_id")
+        return seat.is_keeper or (bool(named) and named == seat.member.member_id)
+
+    @staticmethod
+    def _presence(online: list[coordination.Member]) -> dict:
+        return frames.presence([(m.member_id, m.name) for m in online])
+
+    def _state(self, seat: Seat, online: list[coordination.Member], room: RoomRead) -> dict:
+        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
+        return build_state(room=room, viewer=viewer, online=[(m.member_id, m.name) for m in online])

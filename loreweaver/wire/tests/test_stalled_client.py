@@ -1,0 +1,105 @@
+"""A client that stops reading neither blocks its room nor grows server memory without
+bound: its frames queue up to a bound, then the server disconnects it.
+
+Policy: a connection may have TRPG_TUI__SEND_QUEUE frames waiting in its session and,
+on WebSocket, TRPG_TUI__SEND_BUFFER_BYTES waiting in the transport once the kernel's
+socket buffer is full; past either bound it is closed and leaves the room's presence.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import struct
+
+import psutil
+
+from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.servers import dedicated_server
+
+LINE = "The rain does not stop. " * 160  # about 3,800 characters, under the 4,000 cap
+FLOOD = 1500  # about 6 MB per reader: far past every bound
+
+
+strict_server = dedicated_server(TRPG_TUI__SEND_QUEUE="64", TRPG_TUI__SEND_BUFFER_BYTES="65536")
+
+
+def _stalled_websocket(ws_url: str, key: str) -> socket.socket:
+    """Open a WebSocket by hand, send a join, and never read again."""
+    host, port = ws_url.removeprefix("ws://").rstrip("/").split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # small window: stall early
+    sock.connect((host, int(port)))
+    nonce = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {nonce}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += sock.recv(1)
+    assert b" 101 " in response.split(b"\r\n", 1)[0]
+    payload = json.dumps({"type": "join", "key": key}).encode()
+    mask = os.urandom(4)
+    header = (
+        bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload))
+        if len(payload) > 125
+        else bytes([0x81, 0x80 | len(payload)])
+    )
+    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    return sock
+
+
+async def _flood_and_watch(server, room, talker_key, watcher_key):
+    """Flood the room; return (the watcher's last presence, server RSS growth in bytes)."""
+    process = psutil.Process(server.pid)
+    async with (
+        await WsClient.connect(server.ws_url) as talker,
+        await WsClient.connect(server.ws_url) as watcher,
+    ):
+        await talker.join(talker_key)
+        await watcher.join(watcher_key)
+        before = process.memory_info().rss
+        presence_seen = []
+        for n in range(FLOOD):
+            await talker.say(f"{n} {LINE}")
+            while True:  # the watcher reads everything: the room keeps flowing for it
+                frame = await watcher.recv(timeout=10)
+                if frame["type"] == "presence":
+                    presence_seen.append(frame)
+                if frame["type"] == "narrative":
+                    assert frame["text"].startswith(f"{n} ")
+                    break
+        growth = process.memory_info().rss - before
+    return presence_seen, growth
+
+
+async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_server, room):
+    env = strict_server.env
+    stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Stuck", "Talker", "Watcher"))
+    stalled = _stalled_websocket(strict_server.ws_url, stalled_key)
+    try:
+        presence_seen, growth = await _flood_and_watch(strict_server, room, talker_key, watcher_key)
+    finally:
+        stalled.close()
+    assert presence_seen, "the stalled member left the room's presence during the flood"
+    assert "Stuck" not in [p["name"] for p in presence_seen[-1]["players"]]
+    assert growth < 64 * 1024 * 1024
+
+
+async def test_an_iroh_client_that_stops_reading_is_disconnected(strict_server, room):
+    env = strict_server.env
+    stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Frozen", "Talker", "Watcher"))
+    stalled = await IrohClient.connect(strict_server.ticket)
+    await stalled.join(stalled_key)  # ... and never reads again
+    try:
+        presence_seen, growth = await _flood_and_watch(strict_server, room, talker_key, watcher_key)
+    finally:
+        await stalled.close()
+    assert presence_seen, "the stalled member left the room's presence during the flood"
+    assert "Frozen" not in [p["name"] for p in presence_seen[-1]["players"]]
+    assert growth < 64 * 1024 * 1024

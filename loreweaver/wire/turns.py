@@ -1,0 +1,243 @@
+"""The input pipeline of a joined member: commands, story lines, one turn at a time.
+
+The session has already checked the length cap and the rate limit. Here the input
+becomes a turn: it waits for the room's turn (FIFO across every process), then a
+command is answered, or an utterance is stored, broadcast and answered by the AI
+Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
+`state`. `RoomSink` is how the Keeper's turn reaches the room.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+
+from keeper import commands
+from keeper.kp import sample, tools
+from keeper.kp.keepers import model_for_room, offline_keeper_plays
+from keeper.kp.turn import KpTurn, run_kp_turn
+from loreweaver import failpoints, frames
+from loreweaver.wire import coordination, hub
+from loreweaver.wire.protocol.messages import error_message, notice
+from rooms import services
+from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Who is acting, and how to reach only them."""
+
+    room_id: int
+    member: coordination.Member
+    key_id: int
+    locale: str
+    send_private: Callable[[dict], None]
+    queued_notice: Callable[[], None]
+
+
+def _store_utterance(room_id: int, member: coordination.Member, text: str) -> TranscriptEntry:
+    return services.transcript_append(
+        room=Room(pk=room_id),
+        speaker=Speaker.PLAYER,
+        name=member.name,
+        member_id=member.member_id,
+        text=text,
+    )
+
+
+def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -> list[TurnEvent]:
+    return services.turn_events_record(
+        room=Room(pk=room_id),
+        events=[
+            (event.frame, Audience.KEEPERS, member_id)
+            if event.keepers_only
+            else (event.frame, Audience.EVERYONE, "")
+            for event in reply.events
+        ],
+    )
+
+
+def _dispatch(text: str, caller: commands.Caller) -> tuple[commands.CommandReply | None, list[TurnEvent]]:
+    reply = commands.dispatch(text, caller)
+    if reply is None or not reply.events:
+        return reply, []
+    return reply, _record_events(caller.room_id, reply, caller.member_id)
+
+
+async def _answer_command(
+    context: TurnContext, text: str, reply: commands.CommandReply, events: list
+) -> None:
+    # A command's echo is the caller's alone: its arguments (an API key, say) never
+    # reach the room or the transcript.
+    context.send_private(_line(Speaker.PLAYER, reply.echo or text, name=context.member.name))
+    for event in events:
+        await hub.publish(
+            context.room_id,
+            event.frame,
+            audience=event.audience,
+            member_id=event.member_id,
+            row=("event", event.id),
+        )
+    for frame in reply.live:
+        await hub.publish(context.room_id, frame)
+    answer = _line(Speaker.SYSTEM, reply.text)
+    if reply.private:
+        context.send_private(answer)
+    else:
+        await hub.publish(context.room_id, answer)
+
+
+def _line(speaker: str, text: str, *, name: str = "") -> dict:
+    return frames.narrative(services.new_frame_id(), speaker, text, name=name)
+
+
+class RoomSink:
+    """The room side of a Keeper turn: records what must be replayed, then publishes."""
+
+    def __init__(self, room_id: int, actor: str) -> None:
+        self.room_id = room_id
+        self.actor = actor
+        self.announced = False
+
+    def new_id(self) -> str:
+        return services.new_frame_id()
+
+    async def busy(self, activity: str | None = None, round_number: int | None = None) -> None:
+        if not self.announced:
+            self.announced = True
+            await coordination.shared().mark_busy(self.room_id)
+        await hub.publish(self.room_id, frames.turn_busy(self.actor, activity, round_number))
+
+    async def idle(self) -> None:
+        await hub.publish(self.room_id, frames.turn_idle())
+
+    async def delta(self, draft_id: str, text: str) -> None:
+        await hub.publish(self.room_id, frames.narrative_delta(draft_id, Speaker.KEEPER, text))
+
+    async def close_draft(self, draft_id: str, text: str) -> None:
+        if not text:  # a discarded draft: closed, never stored
+            await hub.publish(
+                self.room_id, frames.narrative(draft_id, Speaker.KEEPER, "", text_format="markdown")
+            )
+            return
+        entry = await database_sync_to_async(services.transcript_append)(
+            room=Room(pk=self.room_id),
+            speaker=Speaker.KEEPER,
+            text=text,
+            text_format="markdown",
+            frame_id=draft_id,
+        )
+        await hub.publish(self.room_id, entry.as_frame(), row=("entry", entry.id))
+
+    async def events(self, events: list[tuple[dict, bool]]) -> None:
+        recorded = await database_sync_to_async(services.turn_events_record)(
+            room=Room(pk=self.room_id),
+            events=[
+                (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
+            ],
+        )
+        for event in recorded:
+            await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
+
+    async def keeper_notice(self, text: str) -> None:
+        await hub.publish(self.room_id, frames.system(text), audience=Audience.KEEPERS)
+
+    async def warning(self, text: str) -> None:
+        await hub.publish(self.room_id, frames.system(text, "warn"))
+
+
+async def _keeper_answers(context: TurnContext, locale: str) -> None:
+    """The AI branch of a turn: busy, the Keeper's answer, idle (also after a failure).
+    Without a model, and outside the sample adventure, the human keeper narrates."""
+    model, window = await model_for_room(context.room_id, context.member.member_id)
+    if model is None:
+        return
+    sink = RoomSink(context.room_id, context.member.name)
+    turn = KpTurn(context.room_id, context.member.member_id, context.member.name, locale)
+    try:
+        await run_kp_turn(turn, sink, model, window)
+    finally:
+        await sink.idle()
+
+
+async def _start_demo(context: TurnContext, text: str) -> bool:
+    """Set the sample adventure up for the guided action, under the room's turn.
+    False (and nothing changed) unless a keeper asks in an empty room while the
+    offline Keeper plays."""
+    if context.member.role != "keeper":
+        return False
+    if not await offline_keeper_plays():
+        return False
+    locale = "zh" if text.strip() == sample.GUIDED_ACTIONS[1] else "en"
+    return await database_sync_to_async(sample.demo_setup)(
+        context.room_id, context.member.member_id, context.member.name, locale
+    )
+
+
+async def _announce_cut_off(room_id: int, actor: str, default_locale: str) -> None:
+    """A Keeper turn ended with the server process that ran it: its `idle` never came,
+    so the table is told here, before the next turn."""
+    await hub.publish(room_id, frames.turn_idle())
+    locale = await database_sync_to_async(tools.room_locale)(room_id, default_locale)
+    await hub.publish(room_id, frames.system(notice("turn_cut_off", locale, actor=actor), "warn"))
+
+
+async def run_input(context: TurnContext, text: str) -> None:
+    """Play one accepted input as a turn of the room.
+
+    The member acts as their access key is when the turn starts (a rename or a role
+    change since the join counts; a deleted key's queued inputs are dropped). Once the
+    line is committed nothing here reports a failure: broadcasts do not raise, and
+    members who missed one catch up from the database.
+    """
+
+    async def on_queued() -> None:
+        context.queued_notice()
+
+    shared = coordination.shared()
+    async with shared.room_turn(context.room_id, context.member.name, on_queued):
+        failpoints.hit("input.turn")
+        if context.room_id in shared.cut_off:
+            await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
+        holder = await database_sync_to_async(services.key_holder)(context.key_id)
+        if holder is None or holder.room_id != context.room_id:
+            return  # the key was revoked: its session is being closed
+        context = dataclasses.replace(
+            context, member=coordination.Member(holder.member_id, holder.name, holder.role)
+        )
+        caller = commands.Caller(
+            room_id=context.room_id,
+            member_id=context.member.member_id,
+            name=context.member.name,
+            is_keeper=context.member.role == "keeper",
+            locale=context.locale,
+        )
+        if sample.is_guided_action(text) and not await _start_demo(context, text):
+            context.send_private(
+                frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
+            )
+            return
+        reply, events = await database_sync_to_async(_dispatch)(text, caller)
+        if reply is not None:
+            await _answer_command(context, text, reply, events)
+        else:
+            entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
+            await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
+            try:
+                failpoints.hit("input.keeper")
+                locale = await database_sync_to_async(tools.room_locale)(context.room_id, context.locale)
+                await _keeper_answers(context, locale)
+            except Exception:
+                # The line is committed and shown: it must not be reported as failed.
+                log.exception("room=%s the Keeper could not answer", context.room_id)
+                await hub.publish(
+                    context.room_id,
+                    frames.system(notice("keeper_failed", context.locale), "warn"),
+                )
+        await hub.publish_state_refresh(context.room_id)
