@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import re
 
-from keeper import characters
-from keeper.commands import Caller, CommandReply, DiceEvent, command
+from keeper import characters, game
+from keeper.commands import Caller, CommandReply, command
 from keeper.dice import DiceError
-from keeper.frames import outcome_wire
 from keeper.models import TableSettings
-from keeper.rules import coc7
-from loreweaver import frames
+from keeper.rules.packs import catalog
 
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
 
@@ -25,7 +23,13 @@ def _no_character(caller: Caller) -> CommandReply:
     )
 
 
-def _make(system: str, arguments: str, caller: Caller) -> CommandReply:
+def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
+    """Make a character of the rule system whose pack answers to `.word` (`make_char`)."""
+    system = next((pack.id for pack in catalog().packs.values() if pack.make_char == word), None)
+    if system is None:
+        return CommandReply(
+            caller.say("No rule system makes characters with .{w}.", "没有规则用 .{w} 创建角色。", w=word)
+        )
     name = arguments.strip()[:64] or caller.name
     character = characters.character_create(
         room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
@@ -49,12 +53,12 @@ def _make(system: str, arguments: str, caller: Caller) -> CommandReply:
     "coc", help_en="make a Call of Cthulhu character: .coc [name]", help_zh="创建克苏鲁角色：.coc [名字]"
 )
 def make_coc(arguments: str, caller: Caller) -> CommandReply:
-    return _make("coc7", arguments, caller)
+    return _make("coc", arguments, caller)
 
 
 @command("dnd", help_en="make a D&D 5e character: .dnd [name]", help_zh="创建 D&D 角色：.dnd [名字]")
 def make_dnd(arguments: str, caller: Caller) -> CommandReply:
-    return _make("dnd5e", arguments, caller)
+    return _make("dnd", arguments, caller)
 
 
 @command(
@@ -116,50 +120,32 @@ def rename(arguments: str, caller: Caller) -> CommandReply:
 
 @command("sc", help_en="sanity check: .sc 1/1d6", help_zh="理智检定：.sc 1/1d6")
 def sanity(arguments: str, caller: Caller) -> CommandReply:
-    character = characters.active_character(caller.room_id, caller.member_id)
-    if character is None:
-        return _no_character(caller)
     match = re.match(
         r"^(?:(?P<bp>[bp])(?P<n>\d?)\s+)?(?P<ok>[^/\s]+)/(?P<fail>\S+)$", arguments.strip(), re.I
     )
+    actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
+    if actor.character is None:
+        return _no_character(caller)
     if not match:
         return CommandReply(
             caller.say("Use .sc <success loss>/<failure loss>, as in .sc 1/1d6.", "用法：.sc 1/1d6")
         )
     count = int(match.group("n") or 1) if match.group("bp") else 0
     bonus, penalty = (count, 0) if (match.group("bp") or "").lower() == "b" else (0, count)
-    san = int(character.resources.get("san", 0))
-    rule = TableSettings.of(caller.room_id).house_rule or "0"
     try:
-        result = coc7.sanity_check(
-            sanity=san,
-            success_loss=match.group("ok"),
-            failure_loss=match.group("fail"),
-            rule=rule,
-            bonus=bonus,
-            penalty=penalty,
+        checked = game.sanity_check(
+            actor, match.group("ok"), match.group("fail"), bonus=bonus, penalty=penalty
         )
-    except DiceError as refused:
+    except (DiceError, game.GameError) as refused:
         return CommandReply(refused.message(caller.locale))
-    character.resources["san"] = result.remaining
-    character.save(update_fields=["resources"])
-    frame = frames.dice(
-        character.name,
-        "subsystem",
-        "1d100",
-        [result.roll.value],
-        result.roll.value,
-        subsystem="sanity",
-        target=san,
-        outcome=outcome_wire(result.outcome),
-        detail={"loss_expr": result.loss_expr, "loss": result.loss, "remaining": result.remaining},
-    )
+    result = checked.result
+    assert result is not None
     text = caller.say(
         "{who}: sanity {roll}/{san}, loses {loss} ({remaining} left)",
         "{who}：理智 {roll}/{san}，损失 {loss}（剩余 {remaining}）",
-        who=character.name,
+        who=actor.character.name,
         roll=result.roll.value,
-        san=san,
+        san=checked.sanity,
         loss=result.loss,
         remaining=result.remaining,
     )
@@ -167,30 +153,27 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
         text += caller.say(
             " — 5 or more: temporary insanity may follow.", " —— 单次损失 5 点以上：可能陷入临时疯狂。"
         )
-    return CommandReply(text, private=False, events=[DiceEvent(frame)])
+    return CommandReply(text, private=False, events=checked.events)
 
 
 @command("en", help_en="skill growth: .en 侦查", help_zh="技能成长：.en 侦查")
 def grow(arguments: str, caller: Caller) -> CommandReply:
-    character = characters.active_character(caller.room_id, caller.member_id)
-    if character is None:
+    actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
+    if actor.character is None:
         return _no_character(caller)
-    found = characters.sheet_value(character, arguments.strip())
-    if found is None:
-        return CommandReply(caller.say("That skill is not on your sheet.", "你的角色卡上没有这个技能。"))
-    key, value = found
-    roll, gain, new = coc7.growth(value)
-    if gain:
-        characters.sheet_change(character, key, "=", new)
+    try:
+        grown = game.growth(actor, arguments.strip())
+    except game.GameError as refused:
+        return CommandReply(refused.message(caller.locale))
     return CommandReply(
         caller.say(
             "{who}: {key} {roll}/{value} → {new}",
             "{who}：{key} {roll}/{value} → {new}",
-            who=character.name,
-            key=key,
-            roll=roll,
-            value=value,
-            new=new,
+            who=actor.character.name,
+            key=grown.skill,
+            roll=grown.roll,
+            value=grown.before,
+            new=grown.after,
         ),
         private=False,
     )

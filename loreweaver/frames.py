@@ -32,7 +32,7 @@ def system(text: str, level: str = "info") -> dict:
     return {"type": "system", "level": level, "text": text}
 
 
-def dice(actor: str, kind: str, expr: str, rolls: list[int], total: int, **extra: Any) -> dict:
+def dice(actor: str, kind: str, expr: str, rolls: list[int], total: int, /, **extra: Any) -> dict:
     """A roll (`kind`: roll, check, opposed, init, subsystem), with the fields of its kind
     (target, outcome, detail, skill ...); fields that are None are left out."""
     frame = {"type": "dice", "actor": actor, "kind": kind, "expr": expr, "rolls": rolls, "total": total}
@@ -118,7 +118,7 @@ def pack_cards(cards: list[dict]) -> dict:
 # --- media ------------------------------------------------------------------------------
 
 
-def media_item(kind: str, **fields: Any) -> dict:
+def media_item(kind: str, /, **fields: Any) -> dict:
     """A stored file: `media` for an image, `audio_library_item` for audio."""
     return {"type": "media" if kind == "image" else "audio_library_item", **fields}
 
@@ -154,10 +154,10 @@ def admin_error(code: str, message: str) -> dict:
     return {"type": "admin_error", "code": code, "message": message}
 
 
-def admin_reply(kind: str, **fields: Any) -> dict:
+def admin_reply(frame_type: str, /, **fields: Any) -> dict:
     """An admin answer: `admin_keys`, `admin_room_op`, `admin_config`, `admin_models`,
     `admin_skills`, `admin_rules`, `admin_generated` or `admin_update`."""
-    return {"type": kind, **fields}
+    return {"type": frame_type, **fields}
 
 
 # --- per viewer ---------------------------------------------------------------------------

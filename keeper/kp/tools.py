@@ -1,8 +1,9 @@
 """The Keeper's tools: what a model may do besides talking.
 
-Every die goes through the same code as the typed commands (`.r`, `.ra`, `.sc`,
-`.rav`, `.ri`), run as the character it concerns, so a tool roll and a typed roll
-cannot differ. A tool returns the text the model reads and the frames the table sees
+Every die goes through the game's one API (`keeper/game.py`), the same functions the
+typed commands (`.r`, `.ra`, `.sc`, `.rav`, `.ri`) call, with the model's arguments
+passed straight in and run as the character concerned, so a tool roll and a typed
+roll cannot differ. A tool returns the text the model reads and the frames the table sees
 (built from the structured result, never from that text). `activity` is the coarse
 kind the table is told about; a tool's name never leaves the server.
 """
@@ -12,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from keeper import characters, commands
-from keeper.dice_commands import opposed_roll
+from keeper import characters, game
+from keeper.dice import DiceError
 from keeper.models import Character, KeeperNote, Story, TableSettings
+from keeper.rules.outcome import Outcome
 
 KEEPER_NAME = "Keeper"
 
@@ -72,38 +74,37 @@ def find_character(room_id: int, name: str) -> Character | None:
     return found or Character.objects.filter(room_id=room_id, name__iexact=name).first()
 
 
-def _caller_for(context: ToolContext, character: Character | None, fallback_name: str) -> commands.Caller:
-    """Run a command as the character's owner, named as the character."""
+def _actor(context: ToolContext, character: Character | None, fallback_name: str) -> game.Actor:
+    """Who a tool rolls for: the character (by its name, with its sheet), else the name
+    the model gave (someone without a sheet), else the Keeper."""
     if character is not None:
-        return commands.Caller(context.room_id, character.owner, character.name, False, context.locale)
-    return commands.Caller(context.room_id, "", fallback_name or KEEPER_NAME, False, context.locale)
+        return game.Actor(context.room_id, character.name, character)
+    return game.Actor(context.room_id, fallback_name or KEEPER_NAME)
 
 
-def _as_outcome(reply: commands.CommandReply | None) -> ToolOutcome:
-    """A command's answer as a tool's: its text (with each check's verdict spelled out
-    for the model) and its dice frames."""
-    if reply is None:
-        return ToolOutcome("nothing happened")
-    text = reply.text
-    for event in reply.events:
-        outcome = event.frame.get("outcome")
-        if isinstance(outcome, dict):
-            text += " (success)" if outcome.get("success") else " (failure)"
-    return ToolOutcome(text, [(event.frame, event.keepers_only) for event in reply.events])
+def _verdict(outcome: Outcome | None) -> str:
+    """A check's result spelled out for the model."""
+    if outcome is None:
+        return ""
+    return " (success)" if outcome.success else " (failure)"
 
 
 def _roll_dice(arguments: dict, context: ToolContext) -> ToolOutcome:
     expression = str(arguments.get("expression") or "").strip()
     if not expression:
         return ToolOutcome("give an expression, such as 1d6+1")
-    hidden = bool(arguments.get("hidden"))
-    character = find_character(context.room_id, str(arguments.get("actor") or ""))
-    caller = _caller_for(context, character, str(arguments.get("actor") or KEEPER_NAME))
-    return _as_outcome(commands.dispatch(f"{'.rh' if hidden else '.r'} {expression}", caller))
+    who = str(arguments.get("actor") or "")
+    actor = _actor(context, find_character(context.room_id, who), who)
+    try:
+        rolled = game.roll(actor, expression, hidden=bool(arguments.get("hidden")))
+    except (DiceError, game.GameError) as refused:
+        return ToolOutcome(refused.message("en"))
+    totals = ", ".join(r.breakdown for r in rolled.results)
+    return ToolOutcome(f"{actor.name} rolls {totals}", _table(rolled))
 
 
-def _difficulty_word(difficulty: str) -> str:
-    return {"hard": "hard", "extreme": "extreme"}.get(difficulty.lower(), "")
+def _table(played: game.Played) -> list[tuple[dict, bool]]:
+    return [(event.frame, event.keepers_only) for event in played.events]
 
 
 def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
@@ -116,16 +117,27 @@ def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
     value = arguments.get("value")
     if character is None and not isinstance(value, int):
         return ToolOutcome(f"no character called {who!r}; give `value` to roll for someone without a sheet")
-    parts = []
+    counts = {}
     for kind in ("bonus", "penalty"):
         count = arguments.get(f"{kind}_dice")
-        if isinstance(count, int) and 0 < count <= 2:
-            parts.append(f"{kind[0]}{count}")
-    word = _difficulty_word(str(arguments.get("difficulty") or ""))
-    if word:
-        parts.append(word)
-    parts.append(skill + (str(value) if isinstance(value, int) and 0 <= value <= 1000 else ""))
-    return _as_outcome(commands.dispatch(".ra " + " ".join(parts), _caller_for(context, character, who)))
+        counts[kind] = count if isinstance(count, int) and 0 < count <= 2 else 0
+    difficulty = str(arguments.get("difficulty") or "regular").lower()
+    try:
+        checked = game.skill_check(
+            _actor(context, character, who),
+            skill,
+            value=value if isinstance(value, int) and 0 <= value <= game.MAX_VALUE else None,
+            difficulty=difficulty if difficulty in ("hard", "extreme") else "regular",
+            bonus=counts["bonus"],
+            penalty=counts["penalty"],
+        )
+    except game.GameError as refused:
+        return ToolOutcome(refused.message("en"))
+    label = checked.outcome.as_wire("en")["label"] if checked.outcome else ""
+    against = f"/{checked.target}" if checked.target is not None else ""
+    name = _actor(context, character, who).name
+    text = f"{name}: {checked.skill} {checked.total}{against} {label}".rstrip()
+    return ToolOutcome(text + _verdict(checked.outcome), _table(checked))
 
 
 def _sanity_check(arguments: dict, context: ToolContext) -> ToolOutcome:
@@ -135,10 +147,20 @@ def _sanity_check(arguments: dict, context: ToolContext) -> ToolOutcome:
     success, failure = str(arguments.get("success_loss") or "0"), str(arguments.get("failure_loss") or "1")
     if " " in success + failure:
         return ToolOutcome("losses are dice expressions without spaces, such as 1 and 1d6")
-    return _as_outcome(commands.dispatch(f".sc {success}/{failure}", _caller_for(context, character, "")))
+    try:
+        checked = game.sanity_check(_actor(context, character, ""), success, failure)
+    except (DiceError, game.GameError) as refused:
+        return ToolOutcome(refused.message("en"))
+    result = checked.result
+    assert result is not None
+    text = (
+        f"{character.name}: sanity {result.roll.value}/{checked.sanity}, "
+        f"loses {result.loss} ({result.remaining} left)"
+    )
+    return ToolOutcome(text + _verdict(result.outcome), _table(checked))
 
 
-def _side(arguments: dict, side: str, context: ToolContext) -> tuple[str, int] | str:
+def _side(arguments: dict, side: str, context: ToolContext) -> game.Side | str:
     who = str(arguments.get(side) or "").strip() or side
     skill = str(arguments.get(f"{side}_skill") or "").strip()
     value = arguments.get(f"{side}_value")
@@ -148,27 +170,42 @@ def _side(arguments: dict, side: str, context: ToolContext) -> tuple[str, int] |
         if found is None:
             return f"give {side}_value for {who}"
         value = found[1]
-    return who, max(0, min(int(value), 1000))
+    return game.Side(who, max(0, min(int(value), game.MAX_VALUE)))
 
 
 def _opposed_check(arguments: dict, context: ToolContext) -> ToolOutcome:
     left, right = _side(arguments, "left", context), _side(arguments, "right", context)
-    for side in (left, right):
-        if isinstance(side, str):
-            return ToolOutcome(side)
-    caller = _caller_for(context, None, context.actor_name)
-    return _as_outcome(opposed_roll(caller, left, right))  # type: ignore[arg-type]
+    if isinstance(left, str) or isinstance(right, str):
+        return ToolOutcome(left if isinstance(left, str) else str(right))
+    try:
+        result = game.opposed_check(_actor(context, None, context.actor_name), left, right)
+    except game.GameError as refused:
+        return ToolOutcome(refused.message("en"))
+    winner = (
+        "a tie" if result.winner == "tie" else f"{(left if result.winner == 'left' else right).name} wins"
+    )
+    text = f"{left.name} {result.rolls[0]} vs {right.name} {result.rolls[1]}: {winner}"
+    return ToolOutcome(text, _table(result))
 
 
 def _initiative(arguments: dict, context: ToolContext) -> ToolOutcome:
     action = str(arguments.get("action") or "list").lower()
     who = str(arguments.get("name") or "")
     if action == "roll":
-        character = find_character(context.room_id, who)
-        return _as_outcome(commands.dispatch(".ri", _caller_for(context, character, who)))
-    if action in ("next", "clear", "list"):
-        keeper = commands.Caller(context.room_id, "", KEEPER_NAME, True, context.locale)
-        return _as_outcome(commands.dispatch(f".ri {action}", keeper))
+        try:
+            rolled = game.initiative_roll(_actor(context, find_character(context.room_id, who), who))
+        except game.GameError as refused:
+            return ToolOutcome(refused.message("en"))
+        return ToolOutcome(f"{rolled.name} rolls initiative: {rolled.value}", _table(rolled))
+    if action == "next":
+        following = game.initiative_next(context.room_id)
+        return ToolOutcome(f"{following.name} acts now" if following else "no initiative rolled yet")
+    if action == "clear":
+        game.initiative_clear(context.room_id)
+        return ToolOutcome("initiative cleared")
+    if action == "list":
+        order = game.initiative_order(context.room_id)
+        return ToolOutcome("\n".join(f"{e.name} {e.value}" for e in order) or "no initiative rolled yet")
     return ToolOutcome("action is one of roll, next, list, clear")
 
 
