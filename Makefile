@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install serve test lint bench bench-quick
+.PHONY: install serve test lint bench bench-quick messages
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,3 +39,9 @@ bench-quick: $(STAMP)
 	$(PY) bench/dice.py --quick
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick
+
+# Refresh the Chinese catalog from the texts marked in the code, then compile it; the
+# translations test names any text left without Chinese.
+messages: $(STAMP)
+	$(PY) manage.py makemessages -l zh_Hans --no-obsolete --add-location=file
+	$(PY) manage.py compilemessages -l zh_Hans --ignore=.venv

@@ -17,6 +17,7 @@ import time
 
 from keeper.commands import Caller, CommandReply, command
 from loreweaver import frames
+from loreweaver.i18n import _
 from media_store.models import AudioLayer, MediaItem, MediaKind
 
 _OPTION_VALUE = {"--volume", "--fade"}
@@ -42,9 +43,7 @@ def _words(arguments: str) -> list[str]:
 
 
 def _no_track(caller: Caller, name: str) -> CommandReply:
-    return CommandReply(
-        caller.say("No audio called {n}; see .audio list.", "没有名为 {n} 的音频；见 .audio list。", n=name)
-    )
+    return CommandReply(caller.say(_("No audio called {n}; see .audio list."), n=name))
 
 
 def _control(layer: str, action: str, item: MediaItem | None = None, **extra: object) -> dict:
@@ -67,7 +66,7 @@ def _parse_play(arguments: list[str], caller: Caller) -> tuple[str, dict] | str:
             options["loop"] = True
         elif word in _OPTION_VALUE:
             if index + 1 >= len(arguments):
-                return caller.say("{o} needs a value.", "{o} 需要一个数值。", o=word)
+                return caller.say(_("{o} needs a value."), o=word)
             raw = arguments[index + 1]
             index += 1
             try:
@@ -80,9 +79,7 @@ def _parse_play(arguments: list[str], caller: Caller) -> tuple[str, dict] | str:
                     if not 0 <= options["fade_ms"] <= 600_000:
                         raise ValueError
             except ValueError:
-                return caller.say(
-                    "--volume is 0 to 1; --fade is milliseconds.", "--volume 取 0 到 1；--fade 单位为毫秒。"
-                )
+                return caller.say(_("--volume is 0 to 1; --fade is milliseconds."))
         else:
             words.append(word)
         index += 1
@@ -119,14 +116,12 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
         )
         frame = _control(layer, "play", item, **options, position_ms=0)
         return CommandReply(
-            caller.say(
-                "{layer}: playing {t}.", "{layer}：正在播放 {t}。", layer=layer, t=item.title or item.name
-            ),
+            caller.say(_("{layer}: playing {t}."), layer=layer, t=item.title or item.name),
             live=[frame],
         )
     if action in ("stop", "pause", "resume"):
         if state is None or not state.sha256:
-            return CommandReply(caller.say("Nothing is on {layer}.", "{layer} 上没有音频。", layer=layer))
+            return CommandReply(caller.say(_("Nothing is on {layer}."), layer=layer))
         extra: dict = {}
         if action == "stop":
             state.delete()
@@ -141,25 +136,25 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
             state.save()
             extra["position_ms"] = int(position * 1000)
         frame = _control(layer, action, None, **extra)
-        return CommandReply(
-            caller.say("{layer}: {a}.", "{layer}：{a}。", layer=layer, a=action), live=[frame]
-        )
+        return CommandReply(caller.say(_("{layer}: {a}."), layer=layer, a=action), live=[frame])
     if action == "volume" and len(parts) == 2:
         try:
             volume = float(parts[1])
             if not 0.0 <= volume <= 1.0:
                 raise ValueError
         except ValueError:
-            return CommandReply(caller.say("Volume is 0 to 1.", "音量取 0 到 1。"))
+            return CommandReply(caller.say(_("Volume is 0 to 1.")))
         AudioLayer.objects.filter(room_id=caller.room_id, layer=layer).update(volume=volume)
         return CommandReply(
-            caller.say("{layer}: volume {v}.", "{layer}：音量 {v}。", layer=layer, v=volume),
+            caller.say(_("{layer}: volume {v}."), layer=layer, v=volume),
             live=[_control(layer, "volume", None, volume=volume)],
         )
     return CommandReply(
         caller.say(
-            "Use .{layer} play <audio> [--loop] [--volume v] [--fade ms]; stop, pause, resume; volume <v>.",
-            "用法：.{layer} play 音频 [--loop] [--volume v] [--fade ms]；stop、pause、resume；volume 数值。",
+            _(
+                "Use .{layer} play <audio> [--loop] [--volume v] [--fade ms]; "
+                "stop, pause, resume; volume <v>."
+            ),
             layer=layer,
         )
     )
@@ -167,25 +162,21 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
 
 @command(
     "bgm",
-    help_en="music: .bgm play <audio> [--loop] [--volume v] [--fade ms], stop|pause|resume",
-    help_zh="背景音乐：.bgm play 音频 [--loop]，stop|pause|resume",
+    help=_("music: .bgm play <audio> [--loop] [--volume v] [--fade ms], stop|pause|resume"),
     keeper_only=True,
 )
 def bgm(arguments: str, caller: Caller) -> CommandReply:
     return _layer_command("bgm", arguments, caller)
 
 
-@command(
-    "ambience", "amb", help_en="ambient sound: like .bgm", help_zh="环境音：用法同 .bgm", keeper_only=True
-)
+@command("ambience", "amb", help=_("ambient sound: like .bgm"), keeper_only=True)
 def ambience(arguments: str, caller: Caller) -> CommandReply:
     return _layer_command("ambience", arguments, caller)
 
 
 @command(
     "sfx",
-    help_en="a sound effect, once: .sfx <audio> [--volume v]",
-    help_zh="音效（播放一次）：.sfx 音频 [--volume v]",
+    help=_("a sound effect, once: .sfx <audio> [--volume v]"),
     keeper_only=True,
 )
 def sfx(arguments: str, caller: Caller) -> CommandReply:
@@ -199,15 +190,14 @@ def sfx(arguments: str, caller: Caller) -> CommandReply:
         return _no_track(caller, name)
     options.pop("loop", None)
     return CommandReply(
-        caller.say("sfx: {t}.", "音效：{t}。", t=item.title or item.name),
+        caller.say(_("sfx: {t}."), t=item.title or item.name),
         live=[_control("sfx", "play", item, **options)],
     )
 
 
 @command(
     "audio",
-    help_en="the audio library: .audio list, .audio set <audio> title=… license=… source=… tags=a,b",
-    help_zh="音频库：.audio list，.audio set 音频 title=… tags=a,b",
+    help=_("the audio library: .audio list, .audio set <audio> title=… license=… source=… tags=a,b"),
     keeper_only=True,
 )
 def audio(arguments: str, caller: Caller) -> CommandReply:
@@ -219,21 +209,18 @@ def audio(arguments: str, caller: Caller) -> CommandReply:
             + (f"  [{', '.join(i.tags)}]" if i.tags else "")
             for i in items
         ]
-        return CommandReply(
-            "\n".join(lines) or caller.say("No audio yet: upload some first.", "还没有音频：请先上传。")
-        )
+        return CommandReply("\n".join(lines) or caller.say(_("No audio yet: upload some first.")))
     if parts[0].lower() != "set" or len(parts) < 3:
         return CommandReply(
             caller.say(
-                "Use .audio list or .audio set <audio> title=… license=… source=… tags=a,b.",
-                "用法：.audio list 或 .audio set 音频 title=… tags=a,b",
+                _("Use .audio list or .audio set <audio> title=… license=… source=… tags=a,b."),
             )
         )
     item = _track(caller.room_id, parts[1])
     if item is None:
         return _no_track(caller, parts[1])
     for pair in parts[2:]:
-        key, _, value = pair.partition("=")
+        key, _sep, value = pair.partition("=")
         key = key.lower()
         if key in ("title", "license", "source"):
             setattr(item, key, value.strip()[: 200 if key != "source" else 500])
@@ -242,10 +229,9 @@ def audio(arguments: str, caller: Caller) -> CommandReply:
         else:
             return CommandReply(
                 caller.say(
-                    "Unknown field {k}: use title, license, source or tags.",
-                    "未知字段 {k}：可用 title、license、source、tags。",
+                    _("Unknown field {k}: use title, license, source or tags."),
                     k=key,
                 )
             )
     item.save(update_fields=["title", "license", "source", "tags"])
-    return CommandReply(caller.say("Saved.", "已保存。"), live=[item.as_frame()])
+    return CommandReply(caller.say(_("Saved.")), live=[item.as_frame()])

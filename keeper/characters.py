@@ -9,6 +9,7 @@ from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, catalog
+from loreweaver.i18n import _, say
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
 
@@ -16,12 +17,13 @@ from media_store.services import MediaError, find
 class SheetError(ValueError):
     """A sheet change the pack does not allow; the message tells the player why."""
 
-    def __init__(self, en: str, zh: str) -> None:
-        super().__init__(en)
-        self.en, self.zh = en, zh
+    def __init__(self, text: str, **values: object) -> None:
+        super().__init__(text.format(**values))
+        self.text, self.values = text, values
 
     def message(self, locale: str) -> str:
-        return self.zh if locale == "zh" else self.en
+        """The reason, in `locale`."""
+        return say(locale, self.text, **self.values)
 
 
 def pack_of(character: Character) -> Pack:
@@ -97,10 +99,7 @@ def sheet_change(character: Character, name: str, operator: str, amount: int) ->
     pack = pack_of(character)
     key = pack.sheet.canonical(name)
     if key is None:
-        raise SheetError(
-            f"{name!r} is not on a {pack.id} sheet.",
-            f"{pack.id} 角色卡上没有 {name!r}。",
-        )
+        raise SheetError(_("{name!r} is not on a {system} sheet."), name=name, system=pack.id)
     resource_ids = {r.id for r in pack.sheet.resources}
     if key in pack.sheet.attributes:
         table = character.attributes

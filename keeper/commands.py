@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from keeper.dice import DiceError, roll_expression
 from loreweaver import frames
+from loreweaver.i18n import _, say
 
 PREFIXES = (".", "。", "/")
 MAX_ARGUMENT_CHARS = 4000
@@ -32,9 +33,9 @@ class Caller:
     is_keeper: bool
     locale: str
 
-    def say(self, en: str, zh: str, **values: object) -> str:
-        """Pick the caller's language."""
-        return (zh if self.locale == "zh" else en).format(**values)
+    def say(self, text: str, /, **values: object) -> str:
+        """`text` (marked with `_`) in the caller's language, with `values` filled in."""
+        return say(self.locale, text, **values)
 
 
 @dataclass
@@ -64,8 +65,7 @@ class Command:
     name: str
     aliases: tuple[str, ...]
     handler: Callable[[str, Caller], CommandReply]
-    help_en: str
-    help_zh: str
+    help: str
     keeper_only: bool = False
 
 
@@ -74,13 +74,13 @@ _ALIASES: dict[str, Command] = {}
 
 
 def command(
-    *aliases: str, help_en: str, help_zh: str, keeper_only: bool = False
+    *aliases: str, help: str, keeper_only: bool = False
 ) -> Callable[[Callable[[str, Caller], CommandReply]], Callable[[str, Caller], CommandReply]]:
     """Register a command under its aliases (the first is its name). A `keeper_only`
     command is refused to players by the router and listed in the keeper's help."""
 
     def register(handler: Callable[[str, Caller], CommandReply]) -> Callable[[str, Caller], CommandReply]:
-        entry = Command(aliases[0], aliases, handler, help_en, help_zh, keeper_only)
+        entry = Command(aliases[0], aliases, handler, help, keeper_only)
         REGISTRY[entry.name] = entry
         for alias in aliases:
             _ALIASES[alias.lower()] = entry
@@ -128,8 +128,7 @@ def dispatch(text: str, caller: Caller) -> CommandReply | None:
     if len(arguments) > MAX_ARGUMENT_CHARS:
         return CommandReply(
             caller.say(
-                "Those arguments are too long (at most {limit} characters).",
-                "参数过长（最多 {limit} 个字符）。",
+                _("Those arguments are too long (at most {limit} characters)."),
                 limit=MAX_ARGUMENT_CHARS,
             )
         )
@@ -157,28 +156,28 @@ def inline_rolls(text: str, caller: Caller) -> CommandReply:
 
 def keeper_refusal(caller: Caller) -> CommandReply:
     """The private answer a player gets for a keeper's command."""
-    return CommandReply(caller.say("Only the keeper can do that.", "只有守秘人可以这样做。"))
+    return CommandReply(caller.say(_("Only the keeper can do that.")))
 
 
 def _unknown(word: str, caller: Caller) -> CommandReply:
-    reply = caller.say("Unknown command .{word}.", "未知指令 .{word}。", word=word)
+    reply = caller.say(_("Unknown command .{word}."), word=word)
     close = difflib.get_close_matches(word, _ALIASES.keys(), n=3, cutoff=0.5)
     if close:
         names = ", ".join("." + name for name in close)
-        reply += caller.say(" Did you mean: {names}?", " 你是不是想输入：{names}？", names=names)
-    reply += caller.say(" Type .help for the list.", " 输入 .help 查看指令列表。")
+        reply += caller.say(_(" Did you mean: {names}?"), names=names)
+    reply += caller.say(_(" Type .help for the list."))
     return CommandReply(reply)
 
 
 def help_text(caller: Caller) -> str:
     """Two layers: every player's commands; a keeper also sees the keeper section."""
-    lines = [caller.say("Commands:", "指令：")]
+    lines = [caller.say(_("Commands:"))]
     for entry in REGISTRY.values():
         if not entry.keeper_only:
-            lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help_en, entry.help_zh)}")
+            lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help)}")
     if caller.is_keeper:
-        lines.append(caller.say("Keeper commands:", "守秘人指令："))
+        lines.append(caller.say(_("Keeper commands:")))
         for entry in REGISTRY.values():
             if entry.keeper_only:
-                lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help_en, entry.help_zh)}")
+                lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help)}")
     return "\n".join(lines)

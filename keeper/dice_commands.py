@@ -14,6 +14,7 @@ from keeper.commands import Caller, CommandReply, command, help_text, keeper_ref
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules import dnd5e
+from loreweaver.i18n import _
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
 _BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)
@@ -35,11 +36,11 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
     totals = ", ".join(f"{r.breakdown}" for r in rolled.results)
     if hidden:
         return CommandReply(
-            caller.say("You rolled in secret: {totals}", "你暗骰了：{totals}", totals=totals),
+            caller.say(_("You rolled in secret: {totals}"), totals=totals),
             events=rolled.events,
         )
     return CommandReply(
-        caller.say("{name} rolls {totals}", "{name} 掷骰 {totals}", name=caller.name, totals=totals),
+        caller.say(_("{name} rolls {totals}"), name=caller.name, totals=totals),
         private=False,
         events=rolled.events,
     )
@@ -50,13 +51,13 @@ def _actor(caller: Caller) -> game.Actor:
     return game.Actor.member(caller.room_id, caller.member_id, caller.name)
 
 
-@command("r", "rd", "roll", help_en="roll dice: .r 1d20+3, .r 3#1d6, .r 1d20 adv", help_zh="掷骰：.r 1d20+3")
+@command("r", "rd", "roll", help=_("roll dice: .r 1d20+3, .r 3#1d6, .r 1d20 adv"))
 def roll(arguments: str, caller: Caller) -> CommandReply:
     """A public roll."""
     return _typed_roll(arguments, caller, hidden=False)
 
 
-@command("rh", help_en="roll in secret: only you and the keeper see it", help_zh="暗骰：只有你和守秘人可见")
+@command("rh", help=_("roll in secret: only you and the keeper see it"))
 def hidden_roll(arguments: str, caller: Caller) -> CommandReply:
     """A roll whose result reaches the roller and the keepers only."""
     return _typed_roll(arguments, caller, hidden=True)
@@ -99,8 +100,7 @@ def _check_text(caller: Caller, checked: game.Checked) -> str:
     label = checked.outcome.as_wire(caller.locale)["label"] if checked.outcome else ""
     if checked.scale == "d100":
         return caller.say(
-            "{who}: {skill} {roll}/{target} {label}",
-            "{who}：{skill} {roll}/{target} {label}",
+            _("{who}: {skill} {roll}/{target} {label}"),
             who=caller.name,
             skill=checked.skill or "check",
             roll=checked.total,
@@ -108,8 +108,7 @@ def _check_text(caller: Caller, checked: game.Checked) -> str:
             label=label,
         )
     return caller.say(
-        "{who}: {skill} {total}{vs}{verdict}",
-        "{who}：{skill} {total}{vs}{verdict}",
+        _("{who}: {skill} {total}{vs}{verdict}"),
         who=caller.name,
         skill=checked.skill,
         total=checked.total,
@@ -131,9 +130,7 @@ def _d20_check(arguments: str, caller: Caller, actor: game.Actor) -> CommandRepl
     flags = dnd5e.ADVANTAGE_WORDS | dnd5e.DISADVANTAGE_WORDS | _PROFICIENT
     match = _D20_CHECK.match(" ".join(w for w in words if w.lower() not in flags).strip())
     if not match:
-        return CommandReply(
-            caller.say("Use .ra <skill> [DC] [adv|dis] [prof].", "用法：.ra <技能> [DC] [优势|劣势] [熟练]")
-        )
+        return CommandReply(caller.say(_("Use .ra <skill> [DC] [adv|dis] [prof].")))
     checked = game.skill_check(
         actor,
         match.group("name").strip(),
@@ -146,7 +143,7 @@ def _d20_check(arguments: str, caller: Caller, actor: game.Actor) -> CommandRepl
     return CommandReply(_check_text(caller, checked), private=False, events=checked.events)
 
 
-@command("ra", "rc", "check", help_en="skill check: .ra b hard 侦查60", help_zh="技能检定：.ra 困难 侦查60")
+@command("ra", "rc", "check", help=_("skill check: .ra b hard 侦查60"))
 def check(arguments: str, caller: Caller) -> CommandReply:
     """A graded check the room's rules' way: under a skill (with `3#` repeats, bonus and
     penalty dice, difficulty words), or d20 + modifier against a DC."""
@@ -160,11 +157,11 @@ def check(arguments: str, caller: Caller) -> CommandReply:
         if repeat:
             times, arguments = int(repeat.group(1)), repeat.group(2)
             if not 1 <= times <= 20:
-                return CommandReply(caller.say("Repeat 1 to 20 times.", "重复次数须为 1 到 20。"))
+                return CommandReply(caller.say(_("Repeat 1 to 20 times.")))
         bonus, penalty, difficulty, name, value = _parse_check(arguments, pack.difficulty_words())
         checks = [
             game.skill_check(actor, name, value=value, difficulty=difficulty, bonus=bonus, penalty=penalty)
-            for _ in range(times)
+            for _repeat in range(times)
         ]
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))
@@ -175,17 +172,15 @@ def check(arguments: str, caller: Caller) -> CommandReply:
     )
 
 
-@command("rav", "rcv", help_en="opposed check: .rav 斗殴50 闪避40", help_zh="对抗检定：.rav 斗殴50 闪避40")
+@command("rav", "rcv", help=_("opposed check: .rav 斗殴50 闪避40"))
 def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
     actor = game.Actor(caller.room_id, caller.name)
     try:
         words = actor.pack().difficulty_words()
         parsed = [_parse_check(side, words) for side in arguments.split()]
-        if len(parsed) != 2 or any(value is None for *_, value in parsed):
-            return CommandReply(
-                caller.say("Use .rav <left><value> <right><value>.", "用法：.rav 斗殴50 闪避40")
-            )
+        if len(parsed) != 2 or any(value is None for *_parts, value in parsed):
+            return CommandReply(caller.say(_("Use .rav <left><value> <right><value>.")))
         left, right = (game.Side(name, value or 0, difficulty) for _b, _p, difficulty, name, value in parsed)
         result = game.opposed_check(actor, left, right)
     except game.GameError as refused:
@@ -197,13 +192,12 @@ def opposed_text(caller: Caller, left: game.Side, right: game.Side, result: game
     """The line the table reads for an opposed check."""
     names = {"left": left.name, "right": right.name}
     verdict = (
-        caller.say("a tie", "平局")
+        caller.say(_("a tie"))
         if result.winner == "tie"
-        else caller.say("{n} wins", "{n} 胜", n=names[result.winner])
+        else caller.say(_("{n} wins"), n=names[result.winner])
     )
     return caller.say(
-        "{a} {ra} vs {b} {rb}: {verdict}",
-        "{a} {ra} 对 {b} {rb}：{verdict}",
+        _("{a} {ra} vs {b} {rb}: {verdict}"),
         a=left.name,
         ra=result.rolls[0],
         b=right.name,
@@ -212,7 +206,7 @@ def opposed_text(caller: Caller, left: game.Side, right: game.Side, result: game
     )
 
 
-@command("rule", help_en="house rule: .rule, .rule 2 (keeper), .rule dg", help_zh="房规：.rule 2（守秘人）")
+@command("rule", help=_("house rule: .rule, .rule 2 (keeper), .rule dg"))
 def house_rule(arguments: str, caller: Caller) -> CommandReply:
     """Show the room's house rule (its rule pack lists the choices); a keeper may change it."""
     settings = TableSettings.of(caller.room_id)
@@ -224,8 +218,7 @@ def house_rule(arguments: str, caller: Caller) -> CommandReply:
     if choice in ("", "list", "show"):
         return CommandReply(
             caller.say(
-                "House rule {rule} is in force. Rules: {all}.",
-                "当前房规 {rule}。可选：{all}。",
+                _("House rule {rule} is in force. Rules: {all}."),
                 rule=settings.house_rule,
                 all=", ".join(rules) or "-",
             )
@@ -235,26 +228,24 @@ def house_rule(arguments: str, caller: Caller) -> CommandReply:
     if choice == "off":
         choice = "0"
     if choice not in rules:
-        return CommandReply(caller.say("No such house rule: {c}.", "没有这个房规：{c}。", c=choice))
+        return CommandReply(caller.say(_("No such house rule: {c}."), c=choice))
     settings.house_rule = choice
     settings.save(update_fields=["house_rule"])
-    return CommandReply(
-        caller.say("House rule {rule} is now in force.", "房规已改为 {rule}。", rule=choice), private=False
-    )
+    return CommandReply(caller.say(_("House rule {rule} is now in force."), rule=choice), private=False)
 
 
-@command("help", "h", help_en="this list", help_zh="本列表")
+@command("help", "h", help=_("this list"))
 def show_help(arguments: str, caller: Caller) -> CommandReply:
     """The commands this caller may use (keepers also see theirs)."""
     return CommandReply(help_text(caller))
 
 
-@command("jrrp", help_en="today's luck (no game effect)", help_zh="今日人品（无规则效果）")
+@command("jrrp", help=_("today's luck (no game effect)"))
 def luck_of_the_day(arguments: str, caller: Caller) -> CommandReply:
     """A number from 1 to 100 that stays the same for a member all day."""
     today = datetime.date.today().isoformat()
     number = int(hashlib.sha256(f"{caller.member_id}:{today}".encode()).hexdigest(), 16) % 100 + 1
     return CommandReply(
-        caller.say("{name}'s luck today: {n}", "{name} 今日人品：{n}", name=caller.name, n=number),
+        caller.say(_("{name}'s luck today: {n}"), name=caller.name, n=number),
         private=False,
     )

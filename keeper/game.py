@@ -27,21 +27,22 @@ from keeper.rules import coc7, dnd5e
 from keeper.rules.outcome import Outcome
 from keeper.rules.packs import Pack, catalog
 from loreweaver import frames
+from loreweaver.i18n import _, say
 
 # The highest skill or characteristic value a check accepts.
 MAX_VALUE = 1000
 
 
 class GameError(Exception):
-    """An action that cannot be played as asked; the message says why, in both languages."""
+    """An action that cannot be played as asked; `message(locale)` says why."""
 
-    def __init__(self, en: str, zh: str, **values: object) -> None:
-        super().__init__(en.format(**values))
-        self.en, self.zh, self.values = en, zh, values
+    def __init__(self, text: str, **values: object) -> None:
+        super().__init__(text.format(**values))
+        self.text, self.values = text, values
 
     def message(self, locale: str) -> str:
         """The reason, in `locale`."""
-        return (self.zh if locale == "zh" else self.en).format(**self.values)
+        return say(locale, self.text, **self.values)
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,7 @@ class Actor:
         pack = catalog().packs.get(system)
         if pack is None:
             raise GameError(
-                "The rule system {system} is not installed on this server.",
-                "本服务器未安装规则 {system}。",
+                _("The rule system {system} is not installed on this server."),
                 system=system,
             )
         return pack
@@ -161,12 +161,11 @@ def _d100_check(
         found = _sheet_value(actor, skill)
         if found is None:
             raise GameError(
-                "Give the value to roll against (.ra 侦查60), or make a character with .coc.",
-                "请给出检定数值（.ra 侦查60），或先用 .coc 创建角色。",
+                _("Give the value to roll against (.ra 侦查60), or make a character with .coc."),
             )
         skill, value = found
     if value > MAX_VALUE:
-        raise GameError("That value is too large.", "数值过大。")
+        raise GameError(_("That value is too large."))
     rolled = coc7.roll_d100(bonus, penalty)
     outcome = coc7.grade(rolled.value, value, difficulty, actor.house_rule())
     target = coc7.target_for(value, difficulty)
@@ -213,8 +212,7 @@ def _d20_check(
         found = _sheet_value(actor, skill)
         if found is None:
             raise GameError(
-                "Give the modifier (.ra athletics+3 15) or make a character with .dnd.",
-                "请给出调整值（.ra 运动+3 15），或先用 .dnd 创建角色。",
+                _("Give the modifier (.ra athletics+3 15) or make a character with .dnd."),
             )
         skill, score = found
         assert actor.character is not None
@@ -261,13 +259,11 @@ def _d20_check(
 def _needs_subsystem(actor: Actor, subsystem: str) -> Character:
     if actor.character is None:
         raise GameError(
-            "You have no active character here: make one with .coc or .dnd.",
-            "你在这里还没有当前角色：用 .coc 或 .dnd 创建一个。",
+            _("You have no active character here: make one with .coc or .dnd."),
         )
     if subsystem not in actor.pack().subsystems:
         raise GameError(
-            "{system} has no {what}.",
-            "{system} 没有{what}规则。",
+            _("{system} has no {what}."),
             system=actor.pack().name.en,
             what=subsystem,
         )
@@ -328,7 +324,7 @@ def growth(actor: Actor, skill: str) -> Grown:
     character = _needs_subsystem(actor, "growth")
     found = characters.sheet_value(character, skill)
     if found is None:
-        raise GameError("That skill is not on your sheet.", "你的角色卡上没有这个技能。")
+        raise GameError(_("That skill is not on your sheet."))
     key, value = found
     rolled, gain, new = coc7.growth(value)
     if gain:
@@ -360,8 +356,7 @@ def opposed_check(actor: Actor, left: Side, right: Side) -> Opposed:
     """Both sides roll d100 under their value; the higher tier wins, equal tiers tie."""
     if actor.pack().check.roll != "d100":
         raise GameError(
-            "Opposed checks are rolled under a value; in this system, roll two checks.",
-            "对抗检定需要百分骰规则；本规则下请分别进行两次检定。",
+            _("Opposed checks are rolled under a value; in this system, roll two checks."),
         )
     rule = actor.house_rule()
     rolled = []

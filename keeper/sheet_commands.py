@@ -10,6 +10,7 @@ from keeper.commands import Caller, CommandReply, command
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules.packs import catalog
+from loreweaver.i18n import _
 
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
 
@@ -17,8 +18,7 @@ _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amo
 def _no_character(caller: Caller) -> CommandReply:
     return CommandReply(
         caller.say(
-            "You have no active character here: make one with .coc or .dnd.",
-            "你在这里还没有当前角色：用 .coc 或 .dnd 创建一个。",
+            _("You have no active character here: make one with .coc or .dnd."),
         )
     )
 
@@ -27,9 +27,7 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     """Make a character of the rule system whose pack answers to `.word` (`make_char`)."""
     system = next((pack.id for pack in catalog().packs.values() if pack.make_char == word), None)
     if system is None:
-        return CommandReply(
-            caller.say("No rule system makes characters with .{w}.", "没有规则用 .{w} 创建角色。", w=word)
-        )
+        return CommandReply(caller.say(_("No rule system makes characters with .{w}."), w=word))
     name = arguments.strip()[:64] or caller.name
     character = characters.character_create(
         room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
@@ -39,8 +37,7 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     values = " ".join(f"{k}{character.attributes[k]}" for k in characters.pack_of(character).sheet.attributes)
     return CommandReply(
         caller.say(
-            "{who} made {name}: {values}",
-            "{who} 创建了 {name}：{values}",
+            _("{who} made {name}: {values}"),
             who=caller.name,
             name=name,
             values=values,
@@ -49,21 +46,17 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     )
 
 
-@command(
-    "coc", help_en="make a Call of Cthulhu character: .coc [name]", help_zh="创建克苏鲁角色：.coc [名字]"
-)
+@command("coc", help=_("make a Call of Cthulhu character: .coc [name]"))
 def make_coc(arguments: str, caller: Caller) -> CommandReply:
     return _make("coc", arguments, caller)
 
 
-@command("dnd", help_en="make a D&D 5e character: .dnd [name]", help_zh="创建 D&D 角色：.dnd [名字]")
+@command("dnd", help=_("make a D&D 5e character: .dnd [name]"))
 def make_dnd(arguments: str, caller: Caller) -> CommandReply:
     return _make("dnd", arguments, caller)
 
 
-@command(
-    "st", help_en="sheet: .st, .st STR60, .st HP-4, .st 侦查=70", help_zh="角色卡：.st 力量60 .st 生命-4"
-)
+@command("st", help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70"))
 def sheet(arguments: str, caller: Caller) -> CommandReply:
     """Show or change the caller's own active sheet."""
     character = characters.active_character(caller.room_id, caller.member_id)
@@ -75,9 +68,7 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
         character.attributes, character.resources = {}, {}
         character.skills = {k: v for k, v in pack.sheet.skills.items() if isinstance(v, int)}
         character.save(update_fields=["attributes", "resources", "skills"])
-        return CommandReply(
-            caller.say("{name}'s sheet is cleared.", "{name} 的角色卡已清空。", name=character.name)
-        )
+        return CommandReply(caller.say(_("{name}'s sheet is cleared."), name=character.name))
     if text in ("", "show"):
         pack = characters.pack_of(character)
         attributes = " ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)
@@ -99,26 +90,24 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
             return CommandReply(refused.message(caller.locale))
         changes.append(f"{key} {old}→{new}" if operator != "=" else f"{key}={new}")
     if not changes:
-        return CommandReply(caller.say("Use .st STR60 or .st HP-4.", "用法：.st 力量60 或 .st 生命-4"))
+        return CommandReply(caller.say(_("Use .st STR60 or .st HP-4.")))
     return CommandReply(f"{character.name}: " + ", ".join(changes))
 
 
-@command("nn", help_en="rename your character: .nn <name>", help_zh="改名：.nn <名字>")
+@command("nn", help=_("rename your character: .nn <name>"))
 def rename(arguments: str, caller: Caller) -> CommandReply:
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return _no_character(caller)
     name = arguments.strip()[:64]
     if not name:
-        return CommandReply(caller.say("Give the new name: .nn <name>", "请给出新名字：.nn <名字>"))
+        return CommandReply(caller.say(_("Give the new name: .nn <name>")))
     old, character.name = character.name, name
     character.save(update_fields=["name"])
-    return CommandReply(
-        caller.say("{old} is now {new}.", "{old} 改名为 {new}。", old=old, new=name), private=False
-    )
+    return CommandReply(caller.say(_("{old} is now {new}."), old=old, new=name), private=False)
 
 
-@command("sc", help_en="sanity check: .sc 1/1d6", help_zh="理智检定：.sc 1/1d6")
+@command("sc", help=_("sanity check: .sc 1/1d6"))
 def sanity(arguments: str, caller: Caller) -> CommandReply:
     match = re.match(
         r"^(?:(?P<bp>[bp])(?P<n>\d?)\s+)?(?P<ok>[^/\s]+)/(?P<fail>\S+)$", arguments.strip(), re.I
@@ -127,9 +116,7 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
     if actor.character is None:
         return _no_character(caller)
     if not match:
-        return CommandReply(
-            caller.say("Use .sc <success loss>/<failure loss>, as in .sc 1/1d6.", "用法：.sc 1/1d6")
-        )
+        return CommandReply(caller.say(_("Use .sc <success loss>/<failure loss>, as in .sc 1/1d6.")))
     count = int(match.group("n") or 1) if match.group("bp") else 0
     bonus, penalty = (count, 0) if (match.group("bp") or "").lower() == "b" else (0, count)
     try:
@@ -141,8 +128,7 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
     result = checked.result
     assert result is not None
     text = caller.say(
-        "{who}: sanity {roll}/{san}, loses {loss} ({remaining} left)",
-        "{who}：理智 {roll}/{san}，损失 {loss}（剩余 {remaining}）",
+        _("{who}: sanity {roll}/{san}, loses {loss} ({remaining} left)"),
         who=actor.character.name,
         roll=result.roll.value,
         san=checked.sanity,
@@ -150,13 +136,11 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
         remaining=result.remaining,
     )
     if result.temporary_insanity_hint:
-        text += caller.say(
-            " — 5 or more: temporary insanity may follow.", " —— 单次损失 5 点以上：可能陷入临时疯狂。"
-        )
+        text += caller.say(_(" — 5 or more: temporary insanity may follow."))
     return CommandReply(text, private=False, events=checked.events)
 
 
-@command("en", help_en="skill growth: .en 侦查", help_zh="技能成长：.en 侦查")
+@command("en", help=_("skill growth: .en 侦查"))
 def grow(arguments: str, caller: Caller) -> CommandReply:
     actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
     if actor.character is None:
@@ -167,8 +151,7 @@ def grow(arguments: str, caller: Caller) -> CommandReply:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(
         caller.say(
-            "{who}: {key} {roll}/{value} → {new}",
-            "{who}：{key} {roll}/{value} → {new}",
+            _("{who}: {key} {roll}/{value} → {new}"),
             who=actor.character.name,
             key=grown.skill,
             roll=grown.roll,

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.models import TableSettings
+from loreweaver.i18n import _
 from rooms import backups
 from rooms.models import Room
 
@@ -17,8 +18,7 @@ CONFIRM_WINDOW = datetime.timedelta(seconds=60)
 
 @command(
     "reset",
-    help_en="start over: .reset [chars|all], then .reset confirm",
-    help_zh="重开：.reset [chars|all] 后 .reset confirm",
+    help=_("start over: .reset [chars|all], then .reset confirm"),
     keeper_only=True,
 )
 def reset(arguments: str, caller: Caller) -> CommandReply:
@@ -27,28 +27,23 @@ def reset(arguments: str, caller: Caller) -> CommandReply:
     if word == "confirm":
         fresh = settings.pending_reset_at and timezone.now() - settings.pending_reset_at <= CONFIRM_WINDOW
         if not settings.pending_reset or not fresh:
-            return CommandReply(
-                caller.say("Nothing to confirm: type .reset first.", "没有待确认的重开：请先输入 .reset。")
-            )
+            return CommandReply(caller.say(_("Nothing to confirm: type .reset first.")))
         scope = settings.pending_reset
         settings.pending_reset, settings.pending_reset_at = "", None
         settings.save(update_fields=["pending_reset", "pending_reset_at"])
         backups.room_reset(Room.objects.get(pk=caller.room_id), scope)
         return CommandReply(
-            caller.say("The campaign starts over ({scope}).", "战役重新开始（{scope}）。", scope=scope),
+            caller.say(_("The campaign starts over ({scope})."), scope=scope),
             private=False,
         )
     scope = {"": "story", "chars": "chars", "all": "all"}.get(word)
     if scope is None:
-        return CommandReply(
-            caller.say("Use .reset, .reset chars or .reset all.", "用法：.reset / .reset chars / .reset all")
-        )
+        return CommandReply(caller.say(_("Use .reset, .reset chars or .reset all.")))
     settings.pending_reset, settings.pending_reset_at = scope, timezone.now()
     settings.save(update_fields=["pending_reset", "pending_reset_at"])
     return CommandReply(
         caller.say(
-            "This erases the {scope} of this room. Type .reset confirm within 60 seconds to go ahead.",
-            "这将清除本房间的 {scope}。请在 60 秒内输入 .reset confirm 确认。",
+            _("This erases the {scope} of this room. Type .reset confirm within 60 seconds to go ahead."),
             scope=scope,
         )
     )
@@ -56,34 +51,30 @@ def reset(arguments: str, caller: Caller) -> CommandReply:
 
 @command(
     "language",
-    help_en="room language: .language en|zh",
-    help_zh="房间语言：.language en|zh",
+    help=_("room language: .language en|zh"),
     keeper_only=True,
 )
 def language(arguments: str, caller: Caller) -> CommandReply:
     choice = arguments.strip().lower()
     settings = TableSettings.of(caller.room_id)
     if not choice:
-        return CommandReply(
-            caller.say("Room language: {l}.", "房间语言：{l}。", l=settings.language or "server default")
-        )
+        return CommandReply(caller.say(_("Room language: {l}."), l=settings.language or "server default"))
     if not caller.is_keeper:
         return keeper_refusal(caller)
     if choice not in ("en", "zh"):
-        return CommandReply(caller.say("Choose en or zh.", "请选择 en 或 zh。"))
+        return CommandReply(caller.say(_("Choose en or zh.")))
     settings.language = choice
     settings.save(update_fields=["language"])
-    return CommandReply(caller.say("Room language: {l}.", "房间语言：{l}。", l=choice), private=False)
+    return CommandReply(caller.say(_("Room language: {l}."), l=choice), private=False)
 
 
 @command(
     "save",
-    help_en="checkpoint: .save [name], .save load <name>",
-    help_zh="存档：.save [名字]，.save load <名字>",
+    help=_("checkpoint: .save [name], .save load <name>"),
     keeper_only=True,
 )
 def save(arguments: str, caller: Caller) -> CommandReply:
-    word, _, name = arguments.strip().partition(" ")
+    word, _sep, name = arguments.strip().partition(" ")
     room = Room.objects.get(pk=caller.room_id)
     try:
         if word.lower() == "load":
@@ -92,16 +83,14 @@ def save(arguments: str, caller: Caller) -> CommandReply:
             except backups.BackupError as missing:
                 if missing.code != "not_found":
                     raise
-                return CommandReply(
-                    caller.say("No checkpoint called {n}.", "没有名为 {n} 的存档。", n=name.strip())
-                )
+                return CommandReply(caller.say(_("No checkpoint called {n}."), n=name.strip()))
             backups.room_import(path, room.name)
             return CommandReply(
-                caller.say("Checkpoint {n} is loaded.", "已读取存档 {n}。", n=path.name),
+                caller.say(_("Checkpoint {n} is loaded."), n=path.name),
                 private=False,
             )
         path = backups.new_backup_path(room, arguments.strip() or None)
         backups.room_export(room, path)
     except backups.BackupError as refused:
-        return CommandReply(caller.say("Cannot do that: {why}", "无法执行：{why}", why=str(refused)))
-    return CommandReply(caller.say("Saved as {n}.", "已存档为 {n}。", n=path.name))
+        return CommandReply(caller.say(_("Cannot do that: {why}"), why=str(refused)))
+    return CommandReply(caller.say(_("Saved as {n}."), n=path.name))

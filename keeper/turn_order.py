@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from keeper import game
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
+from loreweaver.i18n import _
 
 
 def _listing(caller: Caller) -> str:
     entries = game.initiative_order(caller.room_id)
     if not entries:
-        return caller.say("No initiative rolled yet.", "尚未投掷先攻。")
+        return caller.say(_("No initiative rolled yet."))
     return "\n".join(f"{'▶ ' if e.current else '  '}{e.name} {e.value}" for e in entries)
 
 
 @command(
     "ri",
     "init",
-    help_en="initiative: .ri, .ri list, .ri next / .ri clear (keeper)",
-    help_zh="先攻：.ri .ri list",
+    help=_("initiative: .ri, .ri list, .ri next / .ri clear (keeper)"),
 )
 def initiative(arguments: str, caller: Caller) -> CommandReply:
     word = arguments.strip().lower()
@@ -28,21 +28,17 @@ def initiative(arguments: str, caller: Caller) -> CommandReply:
             return keeper_refusal(caller)
         if word == "clear":
             game.initiative_clear(caller.room_id)
-            return CommandReply(caller.say("Initiative cleared.", "先攻已清空。"), private=False)
+            return CommandReply(caller.say(_("Initiative cleared.")), private=False)
         following = game.initiative_next(caller.room_id)
         if following is None:
-            return CommandReply(caller.say("No initiative rolled yet.", "尚未投掷先攻。"))
-        return CommandReply(
-            caller.say("{name} acts now.", "轮到 {name} 行动。", name=following.name), private=False
-        )
+            return CommandReply(caller.say(_("No initiative rolled yet.")))
+        return CommandReply(caller.say(_("{name} acts now."), name=following.name), private=False)
     try:
         rolled = game.initiative_roll(game.Actor.member(caller.room_id, caller.member_id, caller.name))
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(
-        caller.say(
-            "{name} rolls initiative: {value}", "{name} 的先攻：{value}", name=rolled.name, value=rolled.value
-        ),
+        caller.say(_("{name} rolls initiative: {value}"), name=rolled.name, value=rolled.value),
         private=False,
         events=rolled.events,
     )

@@ -224,6 +224,9 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The server's texts: English in the code, Chinese in the catalog (loreweaver/i18n.py).
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 # --- The table (loreweaver protocol knobs keep the reference names) ------------------

@@ -20,6 +20,7 @@ import d20
 import d20.expression
 
 from keeper.dice.roller import roller
+from loreweaver.i18n import _, say
 
 MAX_CHARS = 200
 MAX_NESTING = 20
@@ -28,31 +29,15 @@ MAX_SIDES = 10_000
 MAX_REPEAT = 20
 
 MESSAGES = {
-    "empty": {"en": "Nothing to roll.", "zh": "没有可掷的表达式。"},
-    "too_long": {
-        "en": "That dice expression is too long (at most {limit} characters).",
-        "zh": "骰子表达式过长（最多 {limit} 个字符）。",
-    },
-    "too_deep": {
-        "en": "That dice expression nests too deeply (at most {limit} levels of parentheses).",
-        "zh": "骰子表达式嵌套过深（括号最多 {limit} 层）。",
-    },
-    "too_many_dice": {
-        "en": "That is too many dice for one roll (at most {limit}, rerolls and explosions included).",
-        "zh": "一次掷骰的骰子过多（最多 {limit} 个，含重掷与爆骰）。",
-    },
-    "die_too_big": {
-        "en": "That die has too many sides (at most {limit}).",
-        "zh": "骰子面数过多（最多 {limit} 面）。",
-    },
-    "bad_repeat": {
-        "en": "A repeat count must be between 1 and {limit}, as in 3#1d20.",
-        "zh": "重复次数须在 1 到 {limit} 之间，例如 3#1d20。",
-    },
-    "bad_expression": {
-        "en": "That is not a dice expression I can roll: {detail}",
-        "zh": "无法识别的骰子表达式：{detail}",
-    },
+    "empty": _("Nothing to roll."),
+    "too_long": _("That dice expression is too long (at most {limit} characters)."),
+    "too_deep": _("That dice expression nests too deeply (at most {limit} levels of parentheses)."),
+    "too_many_dice": _(
+        "That is too many dice for one roll (at most {limit}, rerolls and explosions included)."
+    ),
+    "die_too_big": _("That die has too many sides (at most {limit})."),
+    "bad_repeat": _("A repeat count must be between 1 and {limit}, as in 3#1d20."),
+    "bad_expression": _("That is not a dice expression I can roll: {detail}"),
 }
 
 
@@ -66,8 +51,7 @@ class DiceError(ValueError):
 
     def message(self, locale: str = "en") -> str:
         """The refusal in the player's language."""
-        texts = MESSAGES[self.code]
-        return (texts.get(locale) or texts["en"]).format(**self.values)
+        return say(locale, MESSAGES[self.code], **self.values)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from django.db.models import F
 from keeper import characters
 from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
 from keeper.models import Character, KeeperNote, Npc, Story
+from loreweaver.i18n import _, say
 from rooms.models import TranscriptEntry, TurnEvent
 
 GUIDED_ACTIONS = ("Start the built-in sample adventure", "开始内置示例冒险")
@@ -29,15 +30,10 @@ CHUNK_WORDS = 3
 CHUNK_PAUSE = 0.01  # seconds between pieces: streamed like a model, without the wait
 
 
-def _t(en: str, zh: str) -> dict[str, str]:
-    return {"en": en, "zh": zh}
-
-
-TITLE = _t("The Lamp at Gull Rock", "鸥岩灯塔")
-INTRO = _t(
+TITLE = _("The Lamp at Gull Rock")
+INTRO = _(
     "Autumn 1923. The lighthouse on Gull Rock, a mile off a grey fishing town, has been dark for "
-    "three nights. The harbour master wants someone to row out and learn why.",
-    "1923 年秋。离一座灰色渔镇一英里外的鸥岩灯塔已经连续三晚没有亮灯。港务长想找人划船过去看看究竟。",
+    "three nights. The harbour master wants someone to row out and learn why."
 )
 TRUTH = (
     "Silas Marsh put the lamp out on purpose: its beam was calling something up from the drowned "
@@ -64,134 +60,111 @@ class Step:
     """One round of a beat: narration, then optionally one tool call. `after` maps
     the previous check's result (`success` / `failure`) to narration that opens the step."""
 
-    text: dict[str, str]
+    text: str
     tool: tuple[str, dict] | None = None
-    after: dict[str, dict[str, str]] | None = None
-    scene: dict[str, str] | None = None
+    after: dict[str, str] | None = None
+    scene: str | None = None
 
 
 BEATS: tuple[tuple[Step, ...], ...] = (
     (
         Step(
-            _t(
+            _(
                 "Rain needles the harbour of Kingsmouth as the last light goes. Out on Gull Rock the "
                 "lighthouse stands black against the clouds: dark, for the third night running. "
-                "A stocky woman in an oilskin hurries down the quay towards you.",
-                "夜色降临，细雨打在金斯茅斯港上。远处鸥岩上的灯塔黑沉沉地立在云下——已经是第三晚没亮了。"
-                "一个穿油布雨衣的矮壮女人沿着码头朝你快步走来。",
+                "A stocky woman in an oilskin hurries down the quay towards you."
             ),
             ("speak_as_npc", {"npc": "Ruth Cobb", "direction": "_ruth"}),
-            scene=_t("Kingsmouth harbour", "金斯茅斯港"),
+            scene=_("Kingsmouth harbour"),
         ),
         Step(
-            _t(
+            _(
                 "She presses a lantern into your hands and points at a dinghy knocking against the "
-                "steps. **What do you do?**",
-                "她把一盏提灯塞进你手里，指了指台阶边撞来撞去的小艇。**你要怎么做？**",
+                "steps. **What do you do?**"
             )
         ),
     ),
     (
         Step(
-            _t(
+            _(
                 "You row out through the swell. The rock rises slick and black, and the lighthouse door "
-                "stands ajar, creaking in the wind. You raise the lantern and study the threshold...",
-                "你在浪涌中划向鸥岩。礁石湿滑漆黑，灯塔的门半开着，在风里吱呀作响。你举起提灯，仔细打量门槛……",
+                "stands ajar, creaking in the wind. You raise the lantern and study the threshold..."
             ),
             ("skill_check", {"skill": "spot_hidden"}),
-            scene=_t("The foot of the lighthouse", "灯塔脚下"),
+            scene=_("The foot of the lighthouse"),
         ),
         Step(
-            _t("**Up the stairs, or call out first?**", "**直接上楼，还是先喊一声？**"),
+            _("**Up the stairs, or call out first?**"),
             after={
-                "success": _t(
+                "success": _(
                     "Fresh scratches score the iron frame from the *inside*, as if someone had fought "
-                    "to keep the door shut. A chain lies coiled on the steps.",
-                    "门框内侧有新鲜的划痕，像是有人拼命想从*里面*把门关死。台阶上盘着一条铁链。",
+                    "to keep the door shut. A chain lies coiled on the steps."
                 ),
-                "failure": _t(
-                    "Salt, rust and wet stone: nothing you can make sense of in this light.",
-                    "盐渍、铁锈和湿石头——这样的光线下你看不出什么名堂。",
-                ),
+                "failure": _("Salt, rust and wet stone: nothing you can make sense of in this light."),
             },
         ),
     ),
     (
         Step(
-            _t(
+            _(
                 "Boots scrape above. A gaunt man comes down the spiral stair with a candle, squinting "
-                "at you as if you were the storm itself.",
-                "楼上传来靴子刮擦声。一个瘦削的男人举着蜡烛走下螺旋楼梯，眯眼看着你，仿佛你就是那场风暴。",
+                "at you as if you were the storm itself."
             ),
             ("speak_as_npc", {"npc": "Silas Marsh", "direction": "_silas"}),
-            scene=_t("The lighthouse stair", "灯塔楼梯"),
+            scene=_("The lighthouse stair"),
         ),
         Step(
-            _t("You watch his face as he speaks...", "他说话时，你留意着他的表情……"),
+            _("You watch his face as he speaks..."),
             ("skill_check", {"skill": "psychology"}),
         ),
         Step(
-            _t("**What do you say to him?**", "**你对他说什么？**"),
+            _("**What do you say to him?**"),
             after={
-                "success": _t(
+                "success": _(
                     "He is not lying so much as terrified. His eyes keep sliding to the space under "
-                    "the stairs.",
-                    "他与其说在撒谎，不如说是吓坏了。他的目光总是飘向楼梯底下。",
+                    "the stairs."
                 ),
-                "failure": _t(
-                    "His face gives you nothing but weariness.",
-                    "你从他脸上只读出疲惫。",
-                ),
+                "failure": _("His face gives you nothing but weariness."),
             },
         ),
     ),
     (
         Step(
-            _t(
+            _(
                 "Under the stairs, wrapped in oilcloth, you find a water-stained logbook. The last pages "
-                "are crowded with a cramped hand. You try to make sense of them...",
-                "在楼梯下，你找到一本裹着油布、满是水渍的日志。最后几页挤满了潦草的字迹。你试着读懂它们……",
+                "are crowded with a cramped hand. You try to make sense of them..."
             ),
             ("skill_check", {"skill": "library_use"}),
-            scene=_t("Under the stairs", "楼梯之下"),
+            scene=_("Under the stairs"),
         ),
         Step(
-            _t(
+            _(
                 "Far below the rock, muffled by fathoms of water, a bell begins to toll.\n\n"
                 "*This is where the sample adventure ends. A keeper can connect a real model with "
-                "`.model` to play on.*",
-                "在礁石下方很深的地方，隔着重重海水，一口钟开始鸣响。\n\n"
-                "*示例冒险到此结束。守秘人可以用 `.model` 接入真正的模型继续游戏。*",
+                "`.model` to play on.*"
             ),
             after={
-                "success": _t(
+                "success": _(
                     "The entries speak of a chapel that sank with the old village, and of a bell that "
-                    "answers the lamp. *Every night I light it, the bell rings closer.*",
-                    "日志提到一座随旧村一起沉入海底的小教堂，还有一口会回应灯光的钟。*我每点一次灯，钟声就更近一分。*",
+                    "answers the lamp. *Every night I light it, the bell rings closer.*"
                 ),
-                "failure": _t(
-                    "The ink has run; you catch only one line: *the bell rings closer*.",
-                    "墨迹已经晕开，你只认出一句：*钟声更近了*。",
-                ),
+                "failure": _("The ink has run; you catch only one line: *the bell rings closer*."),
             },
         ),
     ),
 )
 NPC_LINES = {
-    "_ruth": _t(
+    "_ruth": _(
         "Friend, you look like someone who can hold an oar. Silas hasn't lit that lamp in three nights, "
-        "and I'll not send my boats past a dark rock. Will you row out?",
-        "朋友，你看着像是握得住桨的人。西拉斯已经三晚没点灯了，我可不敢让船经过黑着的礁石。你愿意划过去看看吗？",
+        "and I'll not send my boats past a dark rock. Will you row out?"
     ),
-    "_silas": _t(
-        "You shouldn't have come. The lamp stays dark. It's better dark. Go back before the tide turns.",
-        "你们不该来。灯不能亮。黑着更好。趁潮水还没转向，回去吧。",
+    "_silas": _(
+        "You shouldn't have come. The lamp stays dark. It's better dark. Go back before the tide turns."
     ),
 }
-EPILOGUE = _t(
+EPILOGUE = _(
     "The sample adventure is over. A keeper can connect a model with `.model` to keep playing, "
-    "or start afresh with `.reset all`.",
-    "示例冒险已经结束。守秘人可以用 `.model` 接入模型继续，或用 `.reset all` 重新开始。",
+    "or start afresh with `.reset all`."
 )
 
 
@@ -226,8 +199,8 @@ def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
             return False
         story = Story.of(room_id)
         story.module_id = MODULE_ID
-        story.module_title = TITLE[locale]
-        story.module_intro = INTRO[locale]
+        story.module_title = say(locale, TITLE)
+        story.module_intro = say(locale, INTRO)
         story.module_truth = TRUTH
         story.progress = 0
         story.clock_minutes = 19 * 60 + 40
@@ -261,7 +234,7 @@ class SampleKeeper:
         story = Story.objects.filter(room_id=self.room_id).first()
         mine = Character.objects.filter(room_id=self.room_id, owner=self.member_id, active=True).first()
         anyone = mine or Character.objects.filter(room_id=self.room_id, active=True).order_by("id").first()
-        locale = "zh" if story and story.module_title == TITLE["zh"] else "en"
+        locale = "zh" if story and story.module_title == say("zh", TITLE) else "en"
         return story, anyone.name if anyone else "", locale
 
     async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
@@ -270,7 +243,7 @@ class SampleKeeper:
         if story is None or story.module_id != MODULE_ID:
             return
         if story.progress >= len(BEATS):
-            for piece in _chunks(EPILOGUE[locale]):
+            for piece in _chunks(say(locale, EPILOGUE)):
                 yield TextDelta(piece)
             return
         beat = BEATS[story.progress]
@@ -280,10 +253,10 @@ class SampleKeeper:
             1 for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls")
         )
         step = beat[min(rounds_done, len(beat) - 1)]
-        text = step.text[locale]
+        text = say(locale, step.text)
         if step.after:
             verdict = "success" if "(success)" in str(messages[-1].get("content", "")) else "failure"
-            text = step.after[verdict][locale] + "\n\n" + text
+            text = say(locale, step.after[verdict]) + "\n\n" + text
         for piece in _chunks(text):
             await asyncio.sleep(CHUNK_PAUSE)
             yield TextDelta(piece)
@@ -291,7 +264,7 @@ class SampleKeeper:
             await database_sync_to_async(self._advance)()
             return
         if step.scene:
-            await database_sync_to_async(self._set_scene)(step.scene[locale])
+            await database_sync_to_async(self._set_scene)(say(locale, step.scene))
         name, arguments = step.tool
         if name == "skill_check":
             arguments = {**arguments, "character": investigator}
@@ -308,4 +281,5 @@ class SampleKeeper:
         """An NPC's line: the script's, named by the direction."""
         direction = str(messages[-1].get("content", ""))
         _story, _who, locale = await database_sync_to_async(self._position)()
-        return NPC_LINES.get(direction, {}).get(locale, direction)
+        line = NPC_LINES.get(direction)
+        return say(locale, line) if line else direction

@@ -222,7 +222,7 @@ def _update_character(arguments: dict, context: ToolContext) -> ToolOutcome:
                 character, resource, "+" if change > 0 else "-", abs(change)
             )
         except characters.SheetError as refused:
-            return ToolOutcome(refused.en)
+            return ToolOutcome(refused.message("en"))
         said.append(f"{key} {old} -> {new}")
     for word, adding in (("add_status", True), ("remove_status", False)):
         status = str(arguments.get(word) or "").strip()[:40]

@@ -26,6 +26,7 @@ from keeper.kp.censor import OutputFilter
 from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
 from loreweaver import frames
+from loreweaver.i18n import _, say
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +83,6 @@ class _Draft:
         raw, self.raw = self.raw, ""
         self.id, self.filter = None, OutputFilter()
         return raw
-
-
-def _say(locale: str, en: str, zh: str) -> str:
-    return zh if locale == "zh" else en
 
 
 async def _voice_npc(model: ChatModel, turn: KpTurn, arguments: dict) -> tools.ToolOutcome:
@@ -190,10 +187,9 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
         log.warning("room=%s keeper turn failed: %s", turn.room_id, failure)
         await draft.close()
         await sink.warning(
-            _say(
+            say(
                 turn.locale,
-                "The Keeper lost the thread (the model did not answer). Say it again in a moment.",
-                "守秘人走神了（模型没有回应）。请稍后再说一次。",
+                _("The Keeper lost the thread (the model did not answer). Say it again in a moment."),
             )
         )
     finally:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from loreweaver.i18n import _, say
+
 LABELS = {
-    "critical": {"en": "Critical success", "zh": "大成功"},
-    "extreme": {"en": "Extreme success", "zh": "极难成功"},
-    "hard": {"en": "Hard success", "zh": "困难成功"},
-    "regular": {"en": "Success", "zh": "成功"},
-    "success": {"en": "Success", "zh": "成功"},
-    "failure": {"en": "Failure", "zh": "失败"},
-    "fumble": {"en": "Fumble", "zh": "大失败"},
+    "critical": _("Critical success"),
+    "extreme": _("Extreme success"),
+    "hard": _("Hard success"),
+    "regular": _("Success"),
+    "success": _("Success"),
+    "failure": _("Failure"),
+    "fumble": _("Fumble"),
 }
 
 
@@ -28,10 +30,9 @@ class Outcome:
 
     def as_wire(self, locale: str = "en") -> dict:
         """The `outcome` object of a `dice` frame, labelled in the viewer's language."""
-        labels = LABELS.get(self.id, {"en": self.id})
         wire = {
             "id": self.id,
-            "label": labels.get(locale) or labels["en"],
+            "label": say(locale, LABELS.get(self.id, self.id)),
             "success": self.success,
             "critical": self.critical,
             "fumble": self.fumble,

@@ -8,6 +8,7 @@ from keeper.commands import Caller, dispatch
 from keeper.madness import LONG_TERM, TEMPORARY
 from keeper.models import Character
 from keeper.state import Viewer, build_state, read_room
+from loreweaver.i18n import say
 from rooms.services import room_get_or_create
 
 pytestmark = pytest.mark.django_db
@@ -20,9 +21,9 @@ def caller(name="Ann", member="tui:aaaaaaaa", keeper=False, locale="en") -> Call
 def test_temporary_and_long_term_madness_roll_on_their_tables():
     ti = dispatch(".ti", caller())
     (event,) = ti.events
-    assert TEMPORARY[event.frame["total"] - 1][0].split(":")[0] in ti.text
+    assert say("en", TEMPORARY[event.frame["total"] - 1]).split(":")[0] in ti.text
     li = dispatch(".li", caller(locale="zh"))
-    assert LONG_TERM[li.events[0].frame["total"] - 1][1].split("：")[0] in li.text
+    assert say("zh", LONG_TERM[li.events[0].frame["total"] - 1]).split("：")[0] in li.text
 
 
 def test_claiming_and_releasing_a_pregen():

@@ -22,37 +22,23 @@ from keeper.llm import config as llm_config
 from keeper.llm.providers import CATALOG
 from keeper.rules.packs import BUILT_IN, catalog
 from loreweaver import frames
+from loreweaver.i18n import _, say
 from loreweaver.wire.protocol import inbound
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room
 
 MESSAGES = {
-    "forbidden": {"en": "Only a keeper of this room may do that.", "zh": "只有本房间的守秘人可以这样做。"},
-    "other_room": {
-        "en": "A keeper manages their own room only; other rooms are for the operator console.",
-        "zh": "守秘人只能管理自己的房间；其他房间请在服务器管理后台操作。",
-    },
-    "not_found": {"en": "No key with that id in this room.", "zh": "本房间没有这个 id 的密钥。"},
-    "last_keeper": {
-        "en": "That is the room's last keeper key: mint another keeper key first.",
-        "zh": "这是本房间最后一把守秘人密钥：请先再创建一把守秘人密钥。",
-    },
-    "bad_request": {"en": "That request is not valid: {detail}", "zh": "请求无效：{detail}"},
-    "not_yet": {"en": "This server does not handle {what} yet.", "zh": "本服务器暂不支持 {what}。"},
-    "no_backup": {
-        "en": "This room has no backup called {name}.",
-        "zh": "本房间没有名为 {name} 的备份。",
-    },
-    "backup_failed": {"en": "The backup operation failed: {detail}", "zh": "备份操作失败：{detail}"},
-    "not_configured": {
-        "en": "This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND.",
-        "zh": "本服务器未配置更新命令；需由服务器管理员设置 TRPG_TUI__UPDATE_COMMAND。",
-    },
-    "no_skill": {"en": "There is no skill called {id}.", "zh": "没有名为 {id} 的技能。"},
-    "unknown_provider": {
-        "en": "Unknown provider {provider}; choose one of: {known}.",
-        "zh": "未知的提供方 {provider}；可选：{known}。",
-    },
+    "forbidden": _("Only a keeper of this room may do that."),
+    "other_room": _("A keeper manages their own room only; other rooms are for the operator console."),
+    "not_found": _("No key with that id in this room."),
+    "last_keeper": _("That is the room's last keeper key: mint another keeper key first."),
+    "bad_request": _("That request is not valid: {detail}"),
+    "not_yet": _("This server does not handle {what} yet."),
+    "no_backup": _("This room has no backup called {name}."),
+    "backup_failed": _("The backup operation failed: {detail}"),
+    "not_configured": _("This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND."),
+    "no_skill": _("There is no skill called {id}."),
+    "unknown_provider": _("Unknown provider {provider}; choose one of: {known}."),
 }
 
 
@@ -66,8 +52,8 @@ class Admin:
     locale: str
 
     def error(self, code: str, key: str | None = None, **values: object) -> dict:
-        texts = MESSAGES[key or code]
-        return frames.admin_error(code, (texts.get(self.locale) or texts["en"]).format(**values))
+        """An `admin_error` with its message in this keeper's language."""
+        return frames.admin_error(code, say(self.locale, MESSAGES[key or code], **values))
 
 
 def _key_entry(key: AccessKey, room_name: str) -> dict:
@@ -167,7 +153,7 @@ def _relative(path: Path) -> str:
 def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    deleted, _ = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+    deleted, _kinds = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
     return _room_op("delete", admin.room_name, backups.RoomCounts(keys=deleted, store_rows=0))
 
 

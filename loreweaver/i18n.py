@@ -1,0 +1,29 @@
+"""The server's texts in English and Chinese, from one gettext catalog.
+
+A text is written in English where it is used, marked with `_` (`gettext_noop`: it goes
+into the catalog under `locale/`, and is translated when it is said), and turned into
+a viewer's language by `say`: the catalog's translation under `translation.override`,
+then its values filled in (`str.format`). `make messages` refreshes the catalog from
+the code; a test fails when a marked text has no Chinese translation. Rule packs and
+skills are data files that carry their own translations.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
+from django.utils.translation import gettext_noop as _
+
+__all__ = ["LANGUAGES", "_", "say"]
+
+# The protocol's locales and Django's names for them.
+LANGUAGES = {"en": "en", "zh": "zh-hans"}
+
+
+def say(locale: str | None, text: str, **values: object) -> str:
+    """`text` (an English text marked with `_`) in `locale` (the server's when None),
+    with `values` filled in."""
+    with translation.override(LANGUAGES.get(locale or settings.TRPG_LOCALE, "en")):
+        said = gettext(text)
+    return said.format(**values) if values else said
