@@ -1,4 +1,4 @@
-"""The audio desk (RULES.md "audio"; checklist 227-231): the keeper names a track of
+"""The audio desk (docs/rules.md, "The audio desk"): the keeper names a track of
 the room's audio library and every client plays it on a layer. The server never
 plays audio: it broadcasts `audio_control` (with `server_ts`) and keeps what bgm and
 ambience are doing, so a late joiner gets `audio_state` and starts at the right place.

@@ -1,4 +1,4 @@
-"""Dice commands: .r .rh .ra .rav .rule .help .jrrp (RULES.md, "The command dialect").
+"""Dice commands: .r .rh .ra .rav .rule .help .jrrp (docs/rules.md, "The command dialect").
 
 A check takes its value inline (`.ra 侦查60`) or from the caller's active sheet.
 """

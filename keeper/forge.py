@@ -1,4 +1,4 @@
-"""`admin_generate` (checklist 284-288; issue 6, item 5): the model drafts a skill, a
+"""`admin_generate`: the model drafts a skill, a
 rule pack or a module; the same validators that load those documents check the
 draft; only a valid one is written (atomically) and installed.
 

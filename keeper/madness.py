@@ -1,5 +1,5 @@
 """CoC 7e bouts of madness: `.ti` (temporary, in real time) and `.li` (long-term,
-summary) tables, rolled on 1d10 (RULES.md command table). Texts are this project's own."""
+summary) tables, rolled on 1d10 (docs/rules.md, "The command dialect"). Texts are this project's own."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The per-viewer `state` snapshot (checklist 111-131).
+"""The per-viewer `state` snapshot.
 
 A turn ends with one read of the room per server process (`read_room`, shared by every
 connection of that room there), then one pure projection per viewer (`build_state`):

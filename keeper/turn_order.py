@@ -1,4 +1,4 @@
-"""Initiative: `.ri`, `.ri list`, `.ri next`, `.ri clear` (RULES.md)."""
+"""Initiative: `.ri`, `.ri list`, `.ri next`, `.ri clear` (docs/rules.md)."""
 
 from __future__ import annotations
 

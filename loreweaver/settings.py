@@ -255,7 +255,7 @@ TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
 
-# --- Media (checklist 197-201): per-file and per-room bytes, uploads per member and minute.
+# --- Media: per-file and per-room bytes, uploads per member and minute.
 MIB = 1024 * 1024
 TRPG_MEDIA_IMAGE_MAX = env_int("TRPG_MEDIA__IMAGE_MAX_BYTES", 8 * MIB, minimum=1)
 TRPG_MEDIA_IMAGE_ROOM = env_int("TRPG_MEDIA__IMAGE_ROOM_BYTES", 512 * MIB, minimum=1)

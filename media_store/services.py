@@ -1,6 +1,6 @@
 """The upload and download flow of the media channel, independent of the carrier.
 
-Upload: `offer` checks an offer in the order DECISIONS fixes (disabled, rate limit,
+Upload: `offer` checks an offer in the order docs/decisions.md fixes (disabled, rate limit,
 mime, size, hash format, duplicate, quota) and answers an upload id bound to its
 uploader for ten minutes; an `Upload` then takes the body piece by piece (hashing it
 and spooling it to a temporary file, never holding it whole), and `finish` verifies

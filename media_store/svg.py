@@ -1,4 +1,4 @@
-"""The SVG gate (checklist 203-204): a drawing is accepted only if it is inert.
+"""The SVG gate: a drawing is accepted only if it is inert.
 
 The document is parsed by a hardened parser (defusedxml: no DTDs, no entities, no
 external references) and every element and attribute is checked against an allow

@@ -1,5 +1,5 @@
 """Room backups: one versioned JSON document per room, written atomically, restorable
-on this or a fresh server (DECISIONS "Keys and admin"). Keys travel as digests, never
+on this or a fresh server (docs/decisions.md, "Keys and keeper administration"). Keys travel as digests, never
 as keys; media travels in a companion archive beside the document.
 
 Each room's backups live in a folder of their own under `<data_dir>/room_backups/`,

@@ -4,7 +4,8 @@ when no usable model is configured.
 It is a model like any other to the turn loop (`stream` / `complete`): it streams its
 narration in small pieces, asks for real checks through the same tools, and reads
 their results before it goes on. `demo_setup` installs the adventure into an empty
-room when a keeper sends the guided action (DECISIONS "Demo").
+room when a keeper sends the guided action (docs/decisions.md, "The offline Keeper
+and the sample adventure").
 """
 
 from __future__ import annotations

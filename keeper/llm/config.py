@@ -139,7 +139,7 @@ def _last_endpoint(provider: str) -> str:
 def configure(
     provider: str, chat_model: str | None = None, api_key: str | None = None, base_url: str | None = None
 ) -> LlmConfig:
-    """Switch to `provider` the way `admin_set_model` asks (checklist 243-246).
+    """Switch to `provider` the way `admin_set_model` asks.
 
     An omitted field keeps what the provider had (its endpoint, its model while it is
     the current provider, the key saved for that endpoint); an empty one clears it. A
@@ -161,7 +161,7 @@ def configure(
 
 
 def preview_target(provider: str | None, api_key: str | None, base_url: str | None) -> tuple[str, str, str]:
-    """(provider, endpoint, key) that `admin_list_models` may ask, per checklist 248-249:
+    """(provider, endpoint, key) that `admin_list_models` may ask:
     a saved key is used only when no key is given and the endpoint is the one it was
     saved for. The key is empty when there is none to use."""
     current = resolve()

@@ -1,8 +1,8 @@
 """Call of Cthulhu 7e: difficulty, the rank ladder with its house rules, bonus and
-penalty dice (RULES.md, "Call of Cthulhu 7e checks").
+penalty dice (docs/rules.md, "Call of Cthulhu 7e checks").
 
 House rules follow SealDice's `.setcoc` numbering: 0 is the rulebook, 1-5 the common
-variants, `dg` Delta Green. Where RULES.md is silent this module settles it so:
+variants, `dg` Delta Green. Where docs/rules.md is silent this module settles it so:
 a fumble needs a failed roll, except that a roll of 100 always fumbles (rule 2 aside,
 whose fumble range starts above a 96+ skill) and rule 3 fumbles 96-100 whatever the
 skill; crits under rules 2 and `dg` need a success, other rules' crit ranges apply

@@ -1,4 +1,4 @@
-"""D&D 5e checks: d20 + modifier against a DC (RULES.md, "D&D 5e checks")."""
+"""D&D 5e checks: d20 + modifier against a DC (docs/rules.md, "D&D 5e checks")."""
 
 from __future__ import annotations
 

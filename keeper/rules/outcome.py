@@ -1,4 +1,4 @@
-"""The neutral check-outcome contract every graded check returns (checklist 73)."""
+"""The neutral check-outcome contract every graded check returns."""
 
 from __future__ import annotations
 

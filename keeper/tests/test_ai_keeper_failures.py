@@ -1,5 +1,5 @@
 """A Keeper turn that goes wrong still ends cleanly: every draft gets its closing
-`narrative`, `idle` follows, and the room takes the next turn (checklist 70, 161)."""
+`narrative`, `idle` follows, and the room takes the next turn."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """An AI Keeper turn on the wire: streamed narration, tool rounds, dice and NPC lines
-in the model's order, and the same lines replayed to a late joiner (checklist 64-70,
-138-142, 149-163, 295)."""
+in the model's order, and the same lines replayed to a late joiner."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Characters and sheets: made by the dialect, checked against the pack (issue 3)."""
+"""Characters and sheets: made by the dialect, checked against the pack."""
 
 from __future__ import annotations
 

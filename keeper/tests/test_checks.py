@@ -1,4 +1,4 @@
-"""Sanity, growth, opposed checks and D&D 5e checks (RULES.md)."""
+"""Sanity, growth, opposed checks and D&D 5e checks (docs/rules.md)."""
 
 from __future__ import annotations
 

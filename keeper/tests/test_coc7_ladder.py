@@ -1,7 +1,7 @@
 """Every (roll 1..100) x (skill 0..100) cell of the CoC 7e ladder, for house rules 0-5
-and dg, at regular, hard and extreme difficulty (RULES.md).
+and dg, at regular, hard and extreme difficulty (docs/rules.md).
 
-The expectation is written here from RULES.md as sets of rolls per rule, not computed
+The expectation is written here from docs/rules.md as sets of rolls per rule, not computed
 by the code under test.
 """
 

@@ -1,4 +1,4 @@
-"""Which inputs are dot commands (DECISIONS "Turns and commands")."""
+"""Which inputs are dot commands (docs/decisions.md, "Turns and commands")."""
 
 from __future__ import annotations
 

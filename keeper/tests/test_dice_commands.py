@@ -1,4 +1,4 @@
-"""Dice commands over a real WebSocket connection (issue 3; checklist 72-79, 144, 157)."""
+"""Dice commands over a real WebSocket connection."""
 
 from __future__ import annotations
 

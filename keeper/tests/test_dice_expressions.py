@@ -1,4 +1,4 @@
-"""Dice expressions: the d20 grammar, SealDice forms, and the safety caps (RULES.md)."""
+"""Dice expressions: the d20 grammar, SealDice forms, and the safety caps (docs/rules.md)."""
 
 from __future__ import annotations
 

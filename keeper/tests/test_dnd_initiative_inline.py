@@ -1,4 +1,4 @@
-"""D&D checks, initiative and inline [[expr]] rolls through the dialect (issue 3)."""
+"""D&D checks, initiative and inline [[expr]] rolls through the dialect."""
 
 from __future__ import annotations
 

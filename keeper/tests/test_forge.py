@@ -1,4 +1,4 @@
-"""`admin_generate` (checklist 284-288): the model drafts, the real validators check,
+"""`admin_generate`: the model drafts, the real validators check,
 and only a valid document is installed (a module into the caller's own room)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Keeper-only data never reaches a player (checklist 74, 297-298): over a full
+"""Keeper-only data never reaches a player: over a full
 scripted session the module's truth, the keepers' notes and the NPCs' secrets appear
 in no frame a player connection receives, live or replayed, while the keeper's own
-connection does see them. An NPC is voiced from its own record only (issue 4, item 6)."""
+connection does see them. An NPC is voiced from its own record only."""
 
 from __future__ import annotations
 

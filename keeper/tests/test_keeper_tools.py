@@ -1,5 +1,5 @@
 """The Keeper's tools roll with the real dice engine, as the character concerned, and
-hand back structured frames beside the text the model reads (checklist 153-154)."""
+hand back structured frames beside the text the model reads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Madness tables and the pregenerated cast (issue 3)."""
+"""Madness tables and the pregenerated cast."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Model configuration: which provider is in force, and keys bound to their endpoint
-(issue 4, item 1; issue 6, items 3 and 8), in the database and the operator console."""
+"""Model configuration: which provider is in force, and keys bound to their endpoint,
+in the database and the operator console."""
 
 from __future__ import annotations
 

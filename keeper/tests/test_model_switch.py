@@ -1,5 +1,5 @@
 """`.model`: the provider catalog for everyone; a keeper switches the model, saves a key
-and resets, with no restart (issue 4, items 1 and 8). A key is only ever sent to the
+and resets, with no restart. A key is only ever sent to the
 endpoint it was saved for, and it is never echoed back."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Streaming is sanitised fail-closed (checklist 71) and the Keeper's words pass the
-operator's wordlist (checklist 158): whatever way a reply is cut into deltas, no
+"""Streaming is sanitised fail-closed and the Keeper's words pass the
+operator's wordlist: whatever way a reply is cut into deltas, no
 machinery block and no listed word ever reaches the table, and the streamed text
 equals the final text."""
 

@@ -1,4 +1,4 @@
-"""Bonus and penalty dice compare full values; they cancel one for one (RULES.md)."""
+"""Bonus and penalty dice compare full values; they cancel one for one (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The offline sample Keeper (issue 4, item 7; checklist 50-51; DECISIONS "Demo"): with
+"""The offline sample Keeper (docs/decisions.md, "The offline Keeper and the sample adventure"): with
 no model configured, a keeper in an empty room is offered `demo`, the guided action
 sets the adventure up, and the sample Keeper plays it with real checks. Anyone else,
 or any room that is not empty, gets `demo_unavailable` and nothing changes."""

@@ -1,4 +1,4 @@
-"""Keeper skills (checklist 279-282; issue 6, item 4): markdown files with frontmatter,
+"""Keeper skills: markdown files with frontmatter,
 discovered at start, listed in the caller's language, enabled per room, and joined to
 the Keeper's brief in the rooms that enable them."""
 

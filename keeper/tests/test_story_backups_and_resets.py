@@ -1,5 +1,5 @@
 """The story the Keeper plays (module, NPCs, scene, clock, keeper notes) travels in room
-backups, and resets clear it by scope (checklist 275-276; issue 6, item 2)."""
+backups, and resets clear it by scope."""
 
 from __future__ import annotations
 

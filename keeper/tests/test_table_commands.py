@@ -1,5 +1,5 @@
 """The keeper's table commands over the wire: .reset + .reset confirm, .save / .save load,
-.language (issue 6)."""
+.language."""
 
 from __future__ import annotations
 

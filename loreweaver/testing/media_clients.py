@@ -1,5 +1,5 @@
 """Media helpers for the tests: offer, PUT and GET over either carrier, as a
-loreweaver client does it (checklist 206-226)."""
+loreweaver client does it."""
 
 from __future__ import annotations
 

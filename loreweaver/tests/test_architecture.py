@@ -16,7 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("loreweaver", "rooms", "media_store", "keeper")
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("loreweaver.env", "loreweaver.version", "loreweaver.failpoints", "loreweaver.frames")),
+    (
+        "base",
+        (
+            "loreweaver.env",
+            "loreweaver.version",
+            "loreweaver.failpoints",
+            "loreweaver.frames",
+            "loreweaver.i18n",
+        ),
+    ),
     ("table", ("rooms",)),
     ("media", ("media_store",)),
     ("game", ("keeper",)),

@@ -1,4 +1,4 @@
-"""Keeper admin frames (protocol "Admin frames"; checklist 238-288).
+"""Keeper admin frames (protocol "Admin frames").
 
 Answered only on a keeper connection, and only for the caller's own room: anything
 else is `admin_error forbidden` before anything is read or changed. Keys, room

@@ -1,4 +1,4 @@
-"""The media byte channel, shared by both carriers (checklist 206-226).
+"""The media byte channel, shared by both carriers.
 
 The carriers only frame: a WebSocket binary message is `uint32_be header length +
 JSON header + body`; an Iroh media request is its own bi stream with one header line

@@ -33,7 +33,7 @@ def log_failure(exc: Exception, message: str, *args: object) -> None:
 class ConnectionGate:
     """Counts this process's connections against TRPG_TUI__MAX_CONNECTIONS.
 
-    The cap is per server process by design (DECISIONS), so a process-local count is
+    The cap is per server process by design (docs/decisions.md), so a process-local count is
     the right home for it.
     """
 

@@ -1,4 +1,4 @@
-"""`admin_update_server` (checklist 289-294): run the operator's update command, then
+"""`admin_update_server`: run the operator's update command, then
 start this process again on the new code.
 
 Only `TRPG_TUI__UPDATE_COMMAND` is ever run, never anything a client sends. On

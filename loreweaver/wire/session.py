@@ -441,7 +441,7 @@ class SessionCore:
         elif kind == "room.state":
             state = self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh")))
             if message.get("reset"):
-                state["reset"] = True  # the client also clears its scrollback (checklist 128-129)
+                state["reset"] = True  # the client also clears its scrollback
             self.send(state)
         elif kind == "room.key":
             if message.get("key") == seat.key_id:

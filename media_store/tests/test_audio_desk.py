@@ -1,4 +1,4 @@
-"""The audio desk (issue 5, item 7; checklist 227-231): the keeper plays the room's
+"""The audio desk: the keeper plays the room's
 audio on a layer, every member gets `audio_control` with the server's time, and a
 member joining later gets `audio_state` to start at the right place."""
 

@@ -1,4 +1,4 @@
-"""`avatar_set` (issue 5, item 6; checklist 36-37): an image of this room on the
+"""`avatar_set`: an image of this room on the
 caller's own active character, shown in `state.character.avatar` and `party[].avatar`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A 100 MiB audio file round-trips on both carriers with its bytes intact, and the
-server's memory stays flat while it streams (issue 5 acceptance).
+server's memory stays flat while it streams.
 
 Iroh streams a file in 64 KiB pieces both ways: the server's resident memory may grow
 by a few buffers, never by the file. WebSocket carries a file as ONE binary message

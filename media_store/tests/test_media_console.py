@@ -1,4 +1,4 @@
-"""Media in the operator console (issue 5, item 8): files per room with size and
+"""Media in the operator console: files per room with size and
 uploader, an image preview for staff, and deletion that takes the blob with it."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Every media error code, produced over the wire on both carriers (issue 5
-acceptance; DECISIONS "Media" and "Errors"): offer checks in their order, PUT checks,
-upload ids bound to their uploader, GET confined to the room, and the keeper's switch."""
+"""Every media error code, produced over the wire on both carriers (docs/decisions.md,
+"Media" and "Errors"): offer checks in their order, PUT checks, upload ids bound to
+their uploader, GET confined to the room, and the keeper's switch."""
 
 from __future__ import annotations
 

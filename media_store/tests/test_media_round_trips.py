@@ -1,4 +1,4 @@
-"""Files round-trip over both carriers (issue 5 acceptance; checklist 206-226): the
+"""Files round-trip over both carriers: the
 room is told, another member fetches the same bytes, a second offer of the same bytes
 is answered `existing:true`, and a member joining later sees the media history."""
 

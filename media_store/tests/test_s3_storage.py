@@ -1,4 +1,4 @@
-"""The hosted profile keeps blobs in S3-compatible storage (issue 5 acceptance): a
+"""The hosted profile keeps blobs in S3-compatible storage: a
 real S3 server on loopback (moto's server mode, in its own process), a loreweaver
 server with `MEDIA_STORAGE=s3`, and files that round-trip over both carriers while
 the bytes land in the bucket under `media/<room>/<sha256>`."""

@@ -1,4 +1,4 @@
-"""The SVG gate (checklist 203-204; issue 5, item 3): every drawing of the attack corpus
+"""The SVG gate: every drawing of the attack corpus
 is refused and every safe drawing is accepted."""
 
 from __future__ import annotations

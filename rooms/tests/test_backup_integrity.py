@@ -1,4 +1,4 @@
-"""Backups that can be trusted (issue 6 acceptance): a room exported, deleted and
+"""Backups that can be trusted: a room exported, deleted and
 imported on a FRESH server comes back whole (its old keys join again, and a joiner's
 replay is identical), a backup that cannot be written changes nothing, and an import
 that fails half-way leaves nothing behind."""

@@ -1,4 +1,4 @@
-"""Keys are shown once and stored only as digests (DECISIONS "Keys and admin")."""
+"""Keys are shown once and stored only as digests (docs/decisions.md, "Keys and keeper administration")."""
 
 from __future__ import annotations
 

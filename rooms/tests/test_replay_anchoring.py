@@ -1,4 +1,4 @@
-"""Turn events replay right after the line they followed live (checklist 144, 157)."""
+"""Turn events replay right after the line they followed live."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The operator console in the Django admin (issue: operator console)."""
+"""The operator console in the Django admin."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The operator console's room actions and backups page (issue 6, item 8), through the
+"""The operator console's room actions and backups page, through the
 Django admin views with a logged-in staff user: export, reset (after confirmation),
 delete with a backup first, and the backups folder (download, restore, delete)."""
 

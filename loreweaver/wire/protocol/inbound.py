@@ -307,6 +307,6 @@ def parse_frame(text: str) -> Inbound:
     except PydanticValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(p) for p in problem["loc"][1:]) or "frame"
-        # A malformed offer has its own media code (DECISIONS "Errors").
+        # A malformed offer has its own media code (docs/decisions.md, "Errors").
         code = "media_bad_offer" if frame_type == "media_offer" else "bad_frame"
         raise FrameError(code, f"{frame_type}: {where}: {problem['msg']}") from None

@@ -92,7 +92,7 @@ def corpus(seed: int = 7) -> list[tuple[str, str]]:
     # Every known frame type with each field given each wrong type, or missing.
     for frame_type, model in _models().items():
         valid = _valid_example(model)
-        # A malformed upload offer has its own code (DECISIONS "Errors").
+        # A malformed upload offer has its own code (docs/decisions.md, "Errors").
         malformed = "media_bad_offer" if frame_type == "media_offer" else "bad_frame"
         for name, field in model.model_fields.items():
             if name == "type":

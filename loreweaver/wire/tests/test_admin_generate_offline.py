@@ -1,5 +1,5 @@
 """With no model connected, `admin_generate` answers a clear `ok:false` and installs
-nothing (issue 6, item 5); the model-backed cases are in keeper/tests/test_forge.py."""
+nothing; the model-backed cases are in keeper/tests/test_forge.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Keeper admin frames for keys (checklist 238-240, 260-269): gated by the role stamped
+"""Keeper admin frames for keys: gated by the role stamped
 at join, confined to the caller's room, keys masked, a minted key shown once."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from loreweaver.testing.clients import IrohClient, WsClient, connect
 from loreweaver.testing.servers import database_snapshot
 
-# One of every admin frame a client can send (checklist 238), filled in as a keeper would.
+# One of every admin frame a client can send, filled in as a keeper would.
 ADMIN_FRAMES = [
     {"type": "admin_list_keys"},
     {"type": "admin_mint_key", "name": "Eve", "role": "keeper"},

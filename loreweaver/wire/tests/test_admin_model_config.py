@@ -1,7 +1,7 @@
-"""Model configuration from the client (checklist 241-253): `admin_get_config`,
+"""Model configuration from the client: `admin_get_config`,
 `admin_set_model`, `admin_set_imagegen`, `admin_list_models`. Keys are masked in
 every reply, and a key saved for one endpoint is never sent to another, through
-set_model, list_models previews and provider switches (issue 6 acceptance)."""
+set_model, list_models previews and provider switches."""
 
 from __future__ import annotations
 

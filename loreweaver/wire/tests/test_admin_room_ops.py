@@ -1,5 +1,5 @@
 """Room operations from a keeper connection: export, import, delete data, reset, and the
-rule list (checklist 269-278, 283; DECISIONS "Keys and admin")."""
+rule list (docs/decisions.md, "Keys and keeper administration")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Handshake failures: the error frame arrives, then the connection closes (checklist 25-28, 54).
+"""Handshake failures: the error frame arrives, then the connection closes.
 
 Each case runs 20 times on each carrier: on Iroh the error line must be flushed
-before the close (DECISIONS, FIX), which a single lucky run would not prove.
+before the close (docs/decisions.md, "The handshake"), which a single lucky run would not prove.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """More than a thousand malformed or hostile frames: each gets its error, the connection
-stays open, and the server keeps serving (checklist 1, 53-54; DECISIONS "Errors")."""
+stays open, and the server keeps serving (docs/decisions.md, "Errors")."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_any_json_object_is_either_a_valid_frame_or_a_bad_frame(frame_type, fiel
     try:
         frame = inbound.parse_frame(json.dumps({**fields, "type": frame_type}))
     except inbound.FrameError as exc:
-        # A malformed upload offer is media_bad_offer once it is JSON (DECISIONS "Errors").
+        # A malformed upload offer is media_bad_offer once it is JSON (docs/decisions.md, "Errors").
         assert exc.code in (
             {"bad_frame", "media_bad_offer"} if frame_type == "media_offer" else {"bad_frame"}
         )

@@ -1,4 +1,4 @@
-"""What happens to an `input` (checklist 31, 149-152; DECISIONS "Turns and commands")."""
+"""What happens to an `input` (docs/decisions.md, "Turns and commands")."""
 
 from __future__ import annotations
 

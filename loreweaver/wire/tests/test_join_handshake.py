@@ -1,4 +1,4 @@
-"""The join handshake over both carriers (checklist 23-30, 46-54)."""
+"""The join handshake over both carriers."""
 
 from __future__ import annotations
 
@@ -11,21 +11,21 @@ async def test_a_good_key_gets_welcome_then_presence_state_and_an_empty_manifest
     async with client:
         frames = await client.join(key)
     types = [f["type"] for f in frames]
-    assert types[0] == "welcome"  # checklist 46
+    assert types[0] == "welcome"
     welcome = frames[0]
-    assert welcome["protocol"] == "2.3"  # checklist 2, 47
+    assert welcome["protocol"] == "2.3"
     assert welcome["room"] == room
     assert welcome["you"]["name"] == "Ann" and welcome["you"]["role"] == "keeper"
-    assert welcome["you"]["id"].startswith("tui:") and len(welcome["you"]["id"]) == 12  # checklist 29
+    assert welcome["you"]["id"].startswith("tui:") and len(welcome["you"]["id"]) == 12
     assert {"media", "audio"} <= set(welcome["features"])
-    assert "update" not in welcome["features"]  # checklist 49: no update command configured
+    assert "update" not in welcome["features"]  # no update command configured
     assert types[1] == "presence"
     assert frames[1]["players"] == [{"id": welcome["you"]["id"], "name": "Ann", "online": True}]
-    assert types[-2:] == ["state", "ui_manifest"]  # checklist 148
+    assert types[-2:] == ["state", "ui_manifest"]
     assert frames[-1]["panels"] == []
     state = frames[-2]
     assert state["initiative"] == [] and state["online"] == 1 and "party" in state
-    assert {"id": "coc7", "make_char": "coc"} in state["systems"]  # checklist 127
+    assert {"id": "coc7", "make_char": "coc"} in state["systems"]
     assert {"id": "dnd5e", "make_char": "dnd"} in state["systems"]
 
 

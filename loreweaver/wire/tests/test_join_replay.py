@@ -1,4 +1,4 @@
-"""Join replay over the wire (checklist 143-148)."""
+"""Join replay over the wire."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ async def test_a_joiner_gets_the_last_30_lines_with_their_live_ids_and_names(ser
     replayed = [f for f in frames if f["type"] == "narrative"]
     assert replayed == live[-30:]
     types = [f["type"] for f in frames]
-    # welcome, presence, then the replay, then state and ui_manifest (DECISIONS "Join order").
+    # welcome, presence, then the replay, then state and ui_manifest
+    # (docs/decisions.md, "What a joiner receives, in order").
     assert types[:2] == ["welcome", "presence"]
     assert types[2:32] == ["narrative"] * 30
     assert types[-2:] == ["state", "ui_manifest"]

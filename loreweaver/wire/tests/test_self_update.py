@@ -1,4 +1,4 @@
-"""`admin_update_server` (checklist 49, 289-294; issue 6, item 6): only the operator's
+"""`admin_update_server`: only the operator's
 command runs; a failure reports its output; a success restarts the server on the same
 WebSocket address and Iroh ticket, and clients reconnect with the same key."""
 

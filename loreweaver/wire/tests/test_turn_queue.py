@@ -1,4 +1,4 @@
-"""One turn at a time per room, FIFO, across processes (checklist 163; DECISIONS "Turns").
+"""One turn at a time per room, FIFO, across processes (docs/decisions.md, "Turns and commands").
 
 The test process holds the room's turn through the same Redis the servers use, as a
 third process would, so the waiting is real and the release is under the test's control.
