@@ -1,7 +1,7 @@
 """The server's texts in English and Chinese, from one gettext catalog.
 
-A text is written in English where it is used, marked with `_` (`gettext_noop`: it goes
-into the catalog under `locale/`, and is translated when it is said), and turned into
+A text is written in English where it is used, marked with `_` (it goes into the
+catalog under `locale/`, and is translated when it is said), and turned into
 a viewer's language by `say`: the catalog's translation under `translation.override`,
 then its values filled in (`str.format`). `make messages` refreshes the catalog from
 the code; a test fails when a marked text has no Chinese translation. Rule packs and
@@ -13,12 +13,17 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
-from django.utils.translation import gettext_noop as _
 
 __all__ = ["LANGUAGES", "_", "say"]
 
 # The protocol's locales and Django's names for them.
 LANGUAGES = {"en": "en", "zh": "zh-hans"}
+
+
+def _(text: str) -> str:
+    """Mark `text` for the catalog (what `gettext_noop` does, without needing settings,
+    so the game's modules load outside a configured project too); `say` translates."""
+    return text
 
 
 def say(locale: str | None, text: str, **values: object) -> str:
