@@ -116,6 +116,24 @@ def key_delete(*, access_key: AccessKey) -> None:
         AccessKey.objects.filter(pk=access_key.pk).delete()
 
 
+def room_keys_delete(*, room_id: int) -> int:
+    """Delete every key of a room (its members' sessions are closed as the keys go);
+    how many there were. The room, its story and its backups stay."""
+    return AccessKey.objects.filter(room_id=room_id).delete()[0]
+
+
+def room_keys(*, room_id: int) -> list[AccessKey]:
+    """A room's keys, by name."""
+    return list(AccessKey.objects.filter(room_id=room_id).order_by("name", "id"))
+
+
+def room_key_by_public_id(*, room_id: int, public_id: str) -> AccessKey | None:
+    """The room's key with this admin id (the first 16 hex digits of its digest)."""
+    if len(public_id) != 16:
+        return None
+    return AccessKey.objects.filter(room_id=room_id, digest__startswith=public_id).first()
+
+
 # --- keys.toml (the reference keystore format) ------------------------------------------
 
 

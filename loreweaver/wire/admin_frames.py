@@ -69,7 +69,7 @@ def _key_entry(key: AccessKey, room_name: str) -> dict:
 
 
 def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
-    keys = AccessKey.objects.filter(room_id=admin.room_id).order_by("name", "id")
+    keys = services.room_keys(room_id=admin.room_id)
     frame = frames.admin_reply("admin_keys", keys=[_key_entry(k, admin.room_name) for k in keys])
     if minted is not None:
         frame["minted"] = {
@@ -82,9 +82,7 @@ def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
 
 
 def _find(admin: Admin, key_id: str) -> AccessKey | None:
-    if len(key_id) != 16:
-        return None
-    return AccessKey.objects.filter(room_id=admin.room_id, digest__startswith=key_id).first()
+    return services.room_key_by_public_id(room_id=admin.room_id, public_id=key_id)
 
 
 def _list_keys(frame: inbound.AdminListKeys, admin: Admin) -> dict:
@@ -153,7 +151,7 @@ def _relative(path: Path) -> str:
 def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    deleted, _kinds = AccessKey.objects.filter(room=Room(pk=admin.room_id)).delete()
+    deleted = services.room_keys_delete(room_id=admin.room_id)
     return _room_op("delete", admin.room_name, backups.RoomCounts(keys=deleted, store_rows=0))
 
 
