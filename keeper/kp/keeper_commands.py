@@ -82,9 +82,10 @@ def recap(arguments: str, caller: Caller) -> CommandReply:
     )
     if recent:
         lines.append(caller.say(_("So far:")))
+        keeper = caller.say(_("Keeper"))
         for entry in reversed(recent):
             text = entry.text if len(entry.text) <= 240 else entry.text[:239] + "…"
-            lines.append(f"- {entry.name or caller.say(_('Keeper'))}: {text}")
+            lines.append(f"- {entry.name or keeper}: {text}")
     return CommandReply("\n".join(lines) or caller.say(_("Nothing has happened yet.")))
 
 
