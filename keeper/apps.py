@@ -12,7 +12,9 @@ class KeeperConfig(AppConfig):
         from keeper import (  # noqa: F401
             audio_commands,
             dice_commands,
+            image_commands,
             madness,
+            module_commands,
             pregens,
             sheet_commands,
             table_commands,

@@ -20,7 +20,7 @@ STORY_FIELDS = (
     "scene_focus",
     "clock_minutes",
 )
-SETTINGS_FIELDS = ("system", "house_rule", "language", "skills")
+SETTINGS_FIELDS = ("system", "house_rule", "language", "skills", "bot")
 CHARACTER_FIELDS = (
     "owner",
     "name",

@@ -3,27 +3,21 @@ changing values, all checked against the room's rule pack."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import transaction
 
 from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, catalog
-from loreweaver.i18n import _, say
+from loreweaver.i18n import Refusal, _
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
 
 
-class SheetError(ValueError):
+class SheetError(Refusal):
     """A sheet change the pack does not allow; the message tells the player why."""
-
-    def __init__(self, text: str, **values: object) -> None:
-        super().__init__(text.format(**values))
-        self.text, self.values = text, values
-
-    def message(self, locale: str) -> str:
-        """The reason, in `locale`."""
-        return say(locale, self.text, **self.values)
 
 
 def pack_of(character: Character) -> Pack:
@@ -44,17 +38,44 @@ def derived(character: Character) -> dict[str, int]:
     return {name: evaluate(formula, names) for name, formula in pack_of(character).sheet.derived.items()}
 
 
-def character_create(*, room_id: int, member_id: str, system: str, name: str) -> Character:
-    """Roll a new character under `system` for the member and make it their active one."""
+@dataclass(frozen=True)
+class Rolled:
+    """A character's rolled values under a pack, before anyone keeps them (`.genchar`)."""
+
+    system: str
+    attributes: dict[str, int]
+    resources: dict[str, int]
+
+
+def roll_character(system: str) -> Rolled:
+    """Roll every value the pack's `creation` rules name; the vitals start from the
+    pack's `starting` formulas."""
     pack = catalog().packs[system]
     rolled = {key: roll_expression(expr)[0].total for key, expr in pack.sheet.creation.items()}
     attributes = {key: rolled[key] for key in pack.sheet.attributes if key in rolled}
     resources = {key: value for key, value in rolled.items() if key not in attributes}
-    names = {**attributes, **resources}
+    resources.update(_starting(pack, {**attributes, **resources}))
+    return Rolled(system, attributes, resources)
+
+
+def _starting(pack: Pack, values: dict[str, int]) -> dict[str, int]:
+    """The vitals a fresh sheet with these values starts with (HP at its maximum...)."""
+    names = {**dict.fromkeys(pack.sheet.attributes, 0), **values}
     for key, formula in pack.sheet.derived.items():
         names[key] = evaluate(formula, names)
-    for resource, formula in pack.sheet.starting.items():
-        resources[resource] = evaluate(formula, names)
+    return {
+        resource: evaluate(formula, names) if isinstance(formula, str) else formula
+        for resource, formula in pack.sheet.starting.items()
+    }
+
+
+def character_create(
+    *, room_id: int, member_id: str, system: str, name: str, rolled: Rolled | None = None
+) -> Character:
+    """Make a character under `system` for the member (from `rolled` values, or rolled
+    now) and make it their active one."""
+    rolled = rolled or roll_character(system)
+    pack = catalog().packs[system]
     skills = {key: base for key, base in pack.sheet.skills.items() if isinstance(base, int)}
     with transaction.atomic():
         Character.objects.filter(room_id=room_id, owner=member_id, active=True).update(active=False)
@@ -63,11 +84,54 @@ def character_create(*, room_id: int, member_id: str, system: str, name: str) ->
             owner=member_id,
             name=name,
             system=system,
-            attributes=attributes,
+            attributes=dict(rolled.attributes),
             skills=skills,
-            resources=resources,
+            resources=dict(rolled.resources),
             active=True,
         )
+
+
+def finalize(character: Character) -> None:
+    """Bring the sheet's vitals back to what its characteristics give (`.st finalize`:
+    after characteristics were typed in by hand)."""
+    pack = pack_of(character)
+    character.resources = {**character.resources, **_starting(pack, _sheet_names(character))}
+    character.save(update_fields=["resources"])
+
+
+def shown_values(character: Character, locale: str) -> list[tuple[str, str]]:
+    """The derived values the pack shows on a finished sheet, as (label, reading)."""
+    values = derived(character)
+    return [
+        (entry.label.pick(locale), entry.reads(values[entry.id])) for entry in pack_of(character).sheet.shown
+    ]
+
+
+def describe(character: Character | Rolled, locale: str) -> str:
+    """One line of a sheet: characteristics, then vitals, then what the pack shows."""
+    pack = catalog().packs[character.system]
+    parts = [" ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)]
+    if isinstance(character, Rolled):
+        character = Character(
+            system=character.system, attributes=character.attributes, resources=character.resources
+        )
+    vitals = resources_for(character, locale)
+    if vitals:
+        parts.append(
+            " ".join(
+                f"{r['label']} {r['value']}/{r['max']}" if "max" in r else f"{r['label']} {r['value']}"
+                for r in vitals
+            )
+        )
+    shown = shown_values(character, locale)
+    if shown:
+        parts.append(", ".join(f"{label} {reading}" for label, reading in shown))
+    return " | ".join(parts)
+
+
+def character_delete(character: Character) -> None:
+    """Delete a character for good (`.st delete confirm`)."""
+    character.delete()
 
 
 def active_character(room_id: int, member_id: str) -> Character | None:

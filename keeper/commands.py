@@ -58,6 +58,21 @@ class CommandReply:
     echo: str | None = None
     # Frames for everyone that are not history (`audio_control`): sent live, never replayed.
     live: list[dict] = field(default_factory=list)
+    # Media items (ids) stored by the command, announced to the room like an upload.
+    media: list[int] = field(default_factory=list)
+    # Slow work the command started; its answer follows this reply.
+    follow_up: FollowUp | None = None
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Slow work a command starts once its first reply is out: `fetch` asks another
+    service, off the database thread (a model drafting a module, an endpoint drawing an
+    image); `finish` gets what came back, or the exception `fetch` raised, stores what
+    it should and answers like a command."""
+
+    fetch: Callable[[], object]
+    finish: Callable[[object], CommandReply]
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,14 @@ max}], derived, creation, starting, skills, aliases}. Answer with the YAML only.
 fields: id (lower-case letters, digits and dashes), title, intro (what the players may know at \
 the start), truth (the keeper's secret), scene (where it opens), and npcs: a list of {name, \
 persona, secret}. Answer with the YAML only.""",
+    "module_import": """Read the adventure text the user gives and turn it into a module (YAML) for a \
+tabletop role-playing game with the fields: title, intro (only what the players may know at the \
+start), truth (what is really going on: the keeper's secret), scene (where it opens) and npcs: a \
+list of {name, persona (how they look and talk), secret (what only they know)}. Keep the text's \
+own language. Answer with the YAML only.""",
 }
+# How much of the user's text each kind of request carries.
+LIMITS = {"module_import": 60000}
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,8 @@ class ModuleDocument(BaseModel):
 
 def messages_for(kind: str, description: str) -> list[dict]:
     """The request the model gets."""
-    return [{"role": "system", "content": BRIEFS[kind]}, {"role": "user", "content": description[:4000]}]
+    limit = LIMITS.get(kind, 4000)
+    return [{"role": "system", "content": BRIEFS[kind]}, {"role": "user", "content": description[:limit]}]
 
 
 def draft(config: LlmConfig, kind: str, description: str) -> str:

@@ -27,22 +27,14 @@ from keeper.rules import coc7, dnd5e
 from keeper.rules.outcome import Outcome
 from keeper.rules.packs import Pack, catalog
 from loreweaver import frames
-from loreweaver.i18n import _, say
+from loreweaver.i18n import Refusal, _
 
 # The highest skill or characteristic value a check accepts.
 MAX_VALUE = 1000
 
 
-class GameError(Exception):
+class GameError(Refusal):
     """An action that cannot be played as asked; `message(locale)` says why."""
-
-    def __init__(self, text: str, **values: object) -> None:
-        super().__init__(text.format(**values))
-        self.text, self.values = text, values
-
-    def message(self, locale: str) -> str:
-        """The reason, in `locale`."""
-        return say(locale, self.text, **self.values)
 
 
 @dataclass(frozen=True)

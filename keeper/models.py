@@ -19,6 +19,9 @@ class TableSettings(models.Model):
     )
     # Keeper skills enabled in this room (ids from `keeper.skill_catalog`).
     skills = models.JSONField(default=list, blank=True)
+    # Whether a Keeper bot (a model, or the offline Keeper) answers the room's lines;
+    # off, a human keeper narrates (`.bot off`).
+    bot = models.BooleanField(default=True)
     # A `.reset` waiting for `.reset confirm`.
     pending_reset = models.CharField(max_length=8, blank=True)
     pending_reset_at = models.DateTimeField(null=True, blank=True)

@@ -1,9 +1,13 @@
-"""Sheet commands: .coc .dnd (make a character), .st (show/change the sheet), .nn
-(rename), .sc (sanity), .en (growth)."""
+"""Sheet commands: .coc .dnd (make a character), .genchar (roll one to look at first),
+.st (show, change, finalize or delete the sheet), .nn (rename), .sc (sanity), .en
+(growth)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
+
+from django.core.cache import cache
 
 from keeper import characters, game
 from keeper.commands import Caller, CommandReply, command
@@ -15,11 +19,25 @@ from loreweaver.i18n import _
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
 
 
-def _no_character(caller: Caller) -> CommandReply:
+def no_character(caller: Caller) -> CommandReply:
+    """The answer to a sheet command from someone with no active character."""
     return CommandReply(
         caller.say(
             _("You have no active character here: make one with .coc or .dnd."),
         )
+    )
+
+
+def _made(caller: Caller, character: characters.Character) -> CommandReply:
+    TableSettings.objects.filter(room_id=caller.room_id).update(system=character.system)
+    return CommandReply(
+        caller.say(
+            _("{who} made {name}: {values}"),
+            who=caller.name,
+            name=character.name,
+            values=characters.describe(character, caller.locale),
+        ),
+        private=False,
     )
 
 
@@ -32,18 +50,7 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     character = characters.character_create(
         room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
     )
-    TableSettings.objects.filter(room_id=caller.room_id).update(system=system)
-    # The database need not keep key order (Postgres JSONB does not): the pack's order is the sheet's.
-    values = " ".join(f"{k}{character.attributes[k]}" for k in characters.pack_of(character).sheet.attributes)
-    return CommandReply(
-        caller.say(
-            _("{who} made {name}: {values}"),
-            who=caller.name,
-            name=name,
-            values=values,
-        ),
-        private=False,
-    )
+    return _made(caller, character)
 
 
 @command("coc", help=_("make a Call of Cthulhu character: .coc [name]"))
@@ -56,13 +63,27 @@ def make_dnd(arguments: str, caller: Caller) -> CommandReply:
     return _make("dnd", arguments, caller)
 
 
-@command("st", help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70"))
+@command(
+    "st",
+    help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70, .st finalize, .st clear, .st delete"),
+)
 def sheet(arguments: str, caller: Caller) -> CommandReply:
     """Show or change the caller's own active sheet."""
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
-        return _no_character(caller)
+        return no_character(caller)
     text = arguments.strip()
+    if text in ("delete", "delete confirm"):
+        return _delete(character, text == "delete confirm", caller)
+    if text == "finalize":
+        characters.finalize(character)
+        return CommandReply(
+            caller.say(
+                _("{name} is finalized: {values}"),
+                name=character.name,
+                values=characters.describe(character, caller.locale),
+            )
+        )
     if text == "clear":
         pack = characters.pack_of(character)
         character.attributes, character.resources = {}, {}
@@ -70,12 +91,7 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
         character.save(update_fields=["attributes", "resources", "skills"])
         return CommandReply(caller.say(_("{name}'s sheet is cleared."), name=character.name))
     if text in ("", "show"):
-        pack = characters.pack_of(character)
-        attributes = " ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)
-        vitals = " ".join(
-            f"{r['label']}{r['value']}" for r in characters.resources_for(character, caller.locale)
-        )
-        return CommandReply(f"{character.name}: {attributes} | {vitals}")
+        return CommandReply(f"{character.name}: {characters.describe(character, caller.locale)}")
     changes = []
     for part in re.findall(r"[^\d\s+=\-]+\s*(?:\+=|-=|=|\+|-)?\s*\d+", text):
         match = _CHANGE.match(part.strip())
@@ -90,15 +106,91 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
             return CommandReply(refused.message(caller.locale))
         changes.append(f"{key} {old}→{new}" if operator != "=" else f"{key}={new}")
     if not changes:
-        return CommandReply(caller.say(_("Use .st STR60 or .st HP-4.")))
+        return CommandReply(
+            caller.say(_("Use .st STR60 or .st HP-4 (or .st finalize, .st clear, .st delete)."))
+        )
     return CommandReply(f"{character.name}: " + ", ".join(changes))
+
+
+# How long `.st delete` waits for `.st delete confirm`, and a rolled `.genchar` for `keep`.
+CONFIRM_SECONDS = 60
+DRAFT_SECONDS = 600
+
+
+def _delete(character: characters.Character, confirmed: bool, caller: Caller) -> CommandReply:
+    """`.st delete` asks; `.st delete confirm` within a minute deletes the active character."""
+    pending = f"st-delete:{caller.room_id}:{caller.member_id}"
+    if not confirmed:
+        cache.set(pending, character.pk, CONFIRM_SECONDS)
+        return CommandReply(
+            caller.say(
+                _("This deletes {name} for good. Type .st delete confirm within 60 seconds to go ahead."),
+                name=character.name,
+            )
+        )
+    if cache.get(pending) != character.pk:
+        return CommandReply(caller.say(_("Nothing to confirm: type .st delete first.")))
+    cache.delete(pending)
+    characters.character_delete(character)
+    return CommandReply(
+        caller.say(_("{who} deleted {name}."), who=caller.name, name=character.name), private=False
+    )
+
+
+@command(
+    "genchar", help=_("roll a random character to look at: .genchar [coc|dnd], then .genchar keep [name]")
+)
+def generate(arguments: str, caller: Caller) -> CommandReply:
+    """Roll a character by the pack's creation rules and show it; `keep` makes it yours."""
+    draft_key = f"genchar:{caller.room_id}:{caller.member_id}"
+    word, _space, rest = arguments.strip().partition(" ")
+    if word.lower() == "keep":
+        draft = cache.get(draft_key)
+        if draft is None:
+            return CommandReply(caller.say(_("Nothing to keep: roll one with .genchar first.")))
+        cache.delete(draft_key)
+        character = characters.character_create(
+            room_id=caller.room_id,
+            member_id=caller.member_id,
+            system=draft["system"],
+            name=rest.strip()[:64] or caller.name,
+            rolled=characters.Rolled(**draft),
+        )
+        return _made(caller, character)
+    system = _system_named(word, caller.room_id)
+    if system is None:
+        names = ", ".join(sorted(p.make_char or p.id for p in catalog().packs.values()))
+        return CommandReply(caller.say(_("No rule system is called {w}: try {names}."), w=word, names=names))
+    rolled = characters.roll_character(system)
+    cache.set(draft_key, asdict(rolled), DRAFT_SECONDS)
+    return CommandReply(
+        caller.say(
+            _(
+                "Rolled ({system}): {values}. "
+                "Type .genchar keep [name] to keep it, or .genchar to roll again."
+            ),
+            system=catalog().packs[system].name.pick(caller.locale),
+            values=characters.describe(rolled, caller.locale),
+        )
+    )
+
+
+def _system_named(word: str, room_id: int) -> str | None:
+    """The pack a `.genchar` argument names (its id or its make-a-character word); none
+    named: the room's system."""
+    if not word:
+        return TableSettings.of(room_id).system
+    for pack in catalog().packs.values():
+        if word.lower() in (pack.id.lower(), (pack.make_char or "").lower()):
+            return pack.id
+    return None
 
 
 @command("nn", help=_("rename your character: .nn <name>"))
 def rename(arguments: str, caller: Caller) -> CommandReply:
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
-        return _no_character(caller)
+        return no_character(caller)
     name = arguments.strip()[:64]
     if not name:
         return CommandReply(caller.say(_("Give the new name: .nn <name>")))
@@ -114,7 +206,7 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
     )
     actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
     if actor.character is None:
-        return _no_character(caller)
+        return no_character(caller)
     if not match:
         return CommandReply(caller.say(_("Use .sc <success loss>/<failure loss>, as in .sc 1/1d6.")))
     count = int(match.group("n") or 1) if match.group("bp") else 0
@@ -144,7 +236,7 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
 def grow(arguments: str, caller: Caller) -> CommandReply:
     actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
     if actor.character is None:
-        return _no_character(caller)
+        return no_character(caller)
     try:
         grown = game.growth(actor, arguments.strip())
     except game.GameError as refused:

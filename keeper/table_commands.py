@@ -32,21 +32,35 @@ def reset(arguments: str, caller: Caller) -> CommandReply:
         settings.pending_reset, settings.pending_reset_at = "", None
         settings.save(update_fields=["pending_reset", "pending_reset_at"])
         backups.room_reset(Room.objects.get(pk=caller.room_id), scope)
-        return CommandReply(
-            caller.say(_("The campaign starts over ({scope})."), scope=scope),
-            private=False,
-        )
+        return CommandReply(caller.say(RESET_DONE[scope]), private=False)
     scope = {"": "story", "chars": "chars", "all": "all"}.get(word)
     if scope is None:
         return CommandReply(caller.say(_("Use .reset, .reset chars or .reset all.")))
     settings.pending_reset, settings.pending_reset_at = scope, timezone.now()
     settings.save(update_fields=["pending_reset", "pending_reset_at"])
     return CommandReply(
-        caller.say(
-            _("This erases the {scope} of this room. Type .reset confirm within 60 seconds to go ahead."),
-            scope=scope,
-        )
+        caller.say(RESET_WARNINGS[scope])
+        + ("" if caller.locale == "zh" else " ")  # Chinese sentences need no space between
+        + caller.say(_("Type .reset confirm within 60 seconds to go ahead."))
     )
+
+
+# What each scope of `.reset` takes, said before it is confirmed and after.
+RESET_WARNINGS = {
+    "story": _(
+        "This erases this room's story and its progress; the characters, the module and the NPCs stay."
+    ),
+    "chars": _("This erases this room's story and its characters; the module and the NPCs stay."),
+    "all": _(
+        "This erases everything in this room: the story, the characters, the module, the NPCs and the "
+        "media; the keys and the settings stay."
+    ),
+}
+RESET_DONE = {
+    "story": _("The story starts over."),
+    "chars": _("The story starts over, with no characters."),
+    "all": _("The room starts over from nothing."),
+}
 
 
 @command(
@@ -94,3 +108,28 @@ def save(arguments: str, caller: Caller) -> CommandReply:
     except backups.BackupError as refused:
         return CommandReply(caller.say(_("Cannot do that: {why}"), why=str(refused)))
     return CommandReply(caller.say(_("Saved as {n}."), n=path.name))
+
+
+@command("bot", help=_("who narrates: .bot (show), .bot on (a Keeper bot), .bot off (a human keeper)"))
+def bot(arguments: str, caller: Caller) -> CommandReply:
+    """Show whether a Keeper bot (a model, or the offline Keeper) answers the room's
+    lines; a keeper turns it on or off."""
+    settings = TableSettings.of(caller.room_id)
+    choice = arguments.strip().lower()
+    if not choice:
+        return CommandReply(caller.say(BOT_STATES[settings.bot]))
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    if choice not in ("on", "off"):
+        return CommandReply(caller.say(_("Use .bot, .bot on or .bot off.")))
+    settings.bot = choice == "on"
+    settings.save(update_fields=["bot"])
+    return CommandReply(caller.say(BOT_STATES[settings.bot]), private=False)
+
+
+BOT_STATES = {
+    True: _("A Keeper bot answers this table's story lines (a human keeper can take over with .bot off)."),
+    False: _(
+        "A human keeper narrates this table: players' lines get no bot answer (.bot on brings it back)."
+    ),
+}

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-__all__ = ["LANGUAGES", "_", "say"]
+__all__ = ["LANGUAGES", "Refusal", "_", "say"]
 
 # The protocol's locales and Django's names for them.
 LANGUAGES = {"en": "en", "zh": "zh-hans"}
@@ -32,3 +32,16 @@ def say(locale: str | None, text: str, **values: object) -> str:
     with translation.override(LANGUAGES.get(locale or settings.TRPG_LOCALE, "en")):
         said = gettext(text)
     return said.format(**values) if values else said
+
+
+class Refusal(Exception):
+    """Something the server will not do as asked, with the reason as a marked text and
+    its values, so each viewer reads it in their own language (`message`)."""
+
+    def __init__(self, text: str, **values: object) -> None:
+        super().__init__(text.format(**values))
+        self.text, self.values = text, values
+
+    def message(self, locale: str) -> str:
+        """The reason, in `locale`."""
+        return say(locale, self.text, **self.values)

@@ -265,7 +265,7 @@ TRPG_MEDIA_UPLOADS_PER_MINUTE = env_int("TRPG_MEDIA__UPLOADS_PER_MINUTE", 10, mi
 
 # --- The AI Keeper ------------------------------------------------------------------
 # Any OpenAI-compatible provider of `keeper.llm.providers.CATALOG`. With no provider
-# (or a hosted one without a key) the offline sample Keeper plays; a keeper's `.model`
+# (or a hosted one without a key) the offline Keeper plays; a keeper's `.model`
 # overrides these at run time, kept in the database.
 TRPG_LLM_PROVIDER = env_str("TRPG_LLM__PROVIDER").lower()
 TRPG_LLM_API_KEY = env_str("TRPG_LLM__API_KEY")
@@ -278,6 +278,13 @@ TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)
 TRPG_LLM_RETRIES = env_int("TRPG_LLM__RETRIES", 2, minimum=0)
 # Tool rounds one Keeper turn may run before it must answer.
 TRPG_LLM_MAX_ROUNDS = env_int("TRPG_LLM__MAX_ROUNDS", 8, minimum=1)
+# The image endpoint (OpenAI-compatible images API) that draws portraits (`.avatar gen`)
+# and the Keeper's scenes; `admin_set_imagegen` overrides it at run time.
+TRPG_IMAGEGEN_PROVIDER = env_str("TRPG_IMAGEGEN__PROVIDER").lower()
+TRPG_IMAGEGEN_BASE_URL = env_url("TRPG_IMAGEGEN__BASE_URL", ("http", "https"))
+TRPG_IMAGEGEN_MODEL = env_str("TRPG_IMAGEGEN__MODEL")
+TRPG_IMAGEGEN_API_KEY = env_str("TRPG_IMAGEGEN__API_KEY")
+TRPG_IMAGEGEN_SIZE = env_str("TRPG_IMAGEGEN__SIZE") or "1024x1024"
 # A file of words (one per line) masked in everything the Keeper says.
 TRPG_OUTPUT_WORDLIST = env_str("TRPG_OUTPUT_WORDLIST")
 

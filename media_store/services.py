@@ -223,6 +223,23 @@ class Upload:
         return item
 
 
+def store_bytes(uploader: Uploader, *, name: str, mime: str, data: bytes) -> MediaItem:
+    """Store bytes the server made itself (a drawn image) as if `uploader` had uploaded
+    them: the same offer checks (limits, quota, rate), the same verification and index.
+    Raises `MediaError`."""
+    sha256 = hashlib.sha256(data).hexdigest()
+    accepted = offer(uploader, name=name, mime=mime, size=len(data), sha256=sha256)
+    if accepted.existing is not None:
+        return accepted.existing
+    upload = Upload(uploader, accepted.upload_id)
+    try:
+        upload.write(data)
+    except BaseException:
+        upload.discard()
+        raise
+    return upload.finish()
+
+
 def find(room_id: int, sha256: str) -> MediaItem:
     """This room's item for a hash; anything else is `media_not_found`."""
     item = MediaItem.objects.filter(room_id=room_id, sha256=sha256).first() if _HASH.match(sha256) else None

@@ -373,6 +373,8 @@ class TablePart(BackupPart):
                     "key_masked": k.key_masked,
                     "name": k.name,
                     "role": k.role,
+                    "purpose": k.purpose,
+                    "expires_at": k.expires_at.isoformat() if k.expires_at else None,
                 }
                 for k in AccessKey.objects.filter(room=room).order_by("id")
             ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 from django.db import models
 
 from loreweaver import frames
@@ -25,11 +27,17 @@ class Role(models.TextChoices):
     KEEPER = "keeper", "keeper"
 
 
+class Purpose(models.TextChoices):
+    JOIN = "join", "join a table"
+    CHAT_BIND = "chat_bind", "bind a chat account"
+
+
 class AccessKey(models.Model):
     """One member's key to one room.
 
     The key itself is never stored: only its SHA-256 digest (to look it up at join),
-    the member id the protocol derives from it, and a mask for display.
+    the member id the protocol derives from it, and a mask for display. A key may
+    expire; a `chat_bind` key is a token for binding a chat account, never a way in.
     """
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="keys")
@@ -38,6 +46,8 @@ class AccessKey(models.Model):
     key_masked = models.CharField(max_length=16, editable=False)
     name = models.CharField(max_length=64)
     role = models.CharField(max_length=8, choices=Role.choices, default=Role.PLAYER)
+    purpose = models.CharField(max_length=12, choices=Purpose.choices, default=Purpose.JOIN)
+    expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -55,6 +65,10 @@ class AccessKey(models.Model):
     @property
     def is_keeper(self) -> bool:
         return self.role == Role.KEEPER
+
+    def expired(self, now: datetime.datetime) -> bool:
+        """Whether the key has run out at `now`."""
+        return self.expires_at is not None and self.expires_at <= now
 
     def is_last_keeper(self) -> bool:
         """Whether this is its room's only keeper key (which must stay, or the room is lost)."""

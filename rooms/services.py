@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -9,9 +10,10 @@ from pathlib import Path
 
 import tomli_w
 from django.db import transaction
+from django.utils import timezone
 
 from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
-from rooms.models import AccessKey, Audience, Role, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.models import AccessKey, Audience, Purpose, Role, Room, Speaker, TranscriptEntry, TurnEvent
 
 ROOM_NAME_MAX = 64
 NAME_MAX = 64
@@ -60,10 +62,30 @@ class MintedKey:
     access_key: AccessKey
 
 
-def key_mint(*, room: str, name: str, role: str = Role.PLAYER) -> MintedKey:
-    """Create a key for `name` in `room`; the cleartext is returned once and never stored."""
+# How long a key may be given to live: a minute at least, thirty days at most.
+EXPIRY_MIN = 60
+EXPIRY_MAX = 30 * 24 * 3600
+
+
+def key_mint(
+    *,
+    room: str,
+    name: str,
+    role: str = Role.PLAYER,
+    purpose: str = Purpose.JOIN,
+    expires_in: int | None = None,
+) -> MintedKey:
+    """Create a key for `name` in `room`; the cleartext is returned once and never stored.
+    `expires_in` (seconds) makes it run out; a `chat_bind` key cannot join a table."""
     role = _clean_role(role)
     name = _clean_label(name, "name", NAME_MAX)
+    if purpose not in Purpose.values:
+        raise KeyAdminError("bad_request", f"Purpose must be 'join' or 'chat_bind', not {purpose!r}.")
+    if expires_in is not None and not EXPIRY_MIN <= expires_in <= EXPIRY_MAX:
+        raise KeyAdminError(
+            "bad_request", f"A key lives from {EXPIRY_MIN} seconds to {EXPIRY_MAX // 86400} days."
+        )
+    expires_at = timezone.now() + datetime.timedelta(seconds=expires_in) if expires_in else None
     with transaction.atomic():
         target = room_get_or_create(name=room)
         key = new_key()
@@ -74,20 +96,27 @@ def key_mint(*, room: str, name: str, role: str = Role.PLAYER) -> MintedKey:
             key_masked=mask_key(key),
             name=name,
             role=role,
+            purpose=purpose,
+            expires_at=expires_at,
         )
     return MintedKey(key=key, access_key=access_key)
 
 
-def key_lookup(key: str) -> AccessKey | None:
-    """The access key a joining client presented, or None if unknown."""
+def key_lookup(key: str, *, now: datetime.datetime | None = None) -> AccessKey | None:
+    """The access key a joining client presented, or None if it is unknown, expired, or
+    not a key for joining (a `chat_bind` token)."""
     if not key:
         return None
-    return AccessKey.objects.select_related("room").filter(digest=key_digest(key)).first()
+    found = AccessKey.objects.select_related("room").filter(digest=key_digest(key)).first()
+    if found is None or found.purpose != Purpose.JOIN or found.expired(now or timezone.now()):
+        return None
+    return found
 
 
-def key_holder(key_id: int) -> AccessKey | None:
-    """An access key as it is now, with its room (None once it was deleted)."""
-    return AccessKey.objects.select_related("room").filter(pk=key_id).first()
+def key_holder(key_id: int, *, now: datetime.datetime | None = None) -> AccessKey | None:
+    """An access key as it is now, with its room (None once it was deleted or expired)."""
+    found = AccessKey.objects.select_related("room").filter(pk=key_id).first()
+    return None if found is None or found.expired(now or timezone.now()) else found
 
 
 def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:
@@ -122,9 +151,10 @@ def room_keys_delete(*, room_id: int) -> int:
     return AccessKey.objects.filter(room_id=room_id).delete()[0]
 
 
-def room_keys(*, room_id: int) -> list[AccessKey]:
-    """A room's keys, by name."""
-    return list(AccessKey.objects.filter(room_id=room_id).order_by("name", "id"))
+def room_keys(*, room_id: int, now: datetime.datetime | None = None) -> list[AccessKey]:
+    """A room's keys that have not expired, by name."""
+    live = AccessKey.objects.filter(room_id=room_id).exclude(expires_at__lte=now or timezone.now())
+    return list(live.order_by("name", "id"))
 
 
 def room_key_by_public_id(*, room_id: int, public_id: str) -> AccessKey | None:

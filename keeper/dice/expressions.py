@@ -62,6 +62,7 @@ class RollResult:
     total: int
     rolls: list[int]
     detail: dict = field(default_factory=dict)
+    # How a reply tells it, in plain text: "1d20: 14".
     breakdown: str = ""
 
 
@@ -133,7 +134,7 @@ def _roll_pool(count: int, sides: int, comparison: str, target: int, expr: str) 
         total=successes,
         rolls=faces,
         detail={"successes": successes, "ones": ones},
-        breakdown=f"{expr} ({', '.join(map(str, faces))}) = {successes} successes, {ones} ones",
+        breakdown=f"{expr}: {successes} successes, {ones} ones",
     )
 
 
@@ -184,7 +185,7 @@ def _roll_once(text: str) -> RollResult:
         total=total,
         rolls=fudge_faces + _faces(result.expr, []),
         detail=detail,
-        breakdown=str(result),
+        breakdown=f"{expr}: {total}",
     )
 
 

@@ -1,1 +1,1 @@
-"""The AI Keeper: the turn loop, its tools, NPC voices and the offline sample Keeper."""
+"""The AI Keeper: the turn loop, its tools, NPC voices, and the offline and sample Keepers."""

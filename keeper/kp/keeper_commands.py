@@ -70,7 +70,7 @@ def recap(arguments: str, caller: Caller) -> CommandReply:
     story = Story.objects.filter(room_id=caller.room_id).first()
     lines = []
     if story and story.module_title:
-        lines += [f"**{story.module_title}**", story.module_intro]
+        lines += [caller.say(_("Module: {t}"), t=story.module_title), story.module_intro]
     if story and story.scene_name:
         lines.append(caller.say(_("Scene: {s}"), s=story.scene_name))
     if story and story.clock_minutes is not None:
@@ -136,7 +136,7 @@ def report(arguments: str, caller: Caller) -> CommandReply:
 def _current(caller: Caller) -> str:
     current = llm_config.resolve()
     if not current.usable:
-        state = caller.say(_("offline sample Keeper"))
+        state = caller.say(_("the offline Keeper (no model)"))
         if current.provider in CATALOG:
             state += caller.say(_(" ({p} has no key yet)"), p=current.provider)
         return caller.say(_("Model: {s}"), s=state)
@@ -206,35 +206,6 @@ def model(arguments: str, caller: Caller) -> CommandReply:
             chat_model = part
     llm_config.select(provider, chat_model[:200], base_url[:500])
     return CommandReply(caller.say(_("Switched. ")) + _current(caller))
-
-
-@command(
-    "module",
-    help=_("the module: .module; keeper: .module set <title> | <intro for players> | <truth>"),
-)
-def module(arguments: str, caller: Caller) -> CommandReply:
-    word, _sep, rest = arguments.strip().partition(" ")
-    if word.lower() == "set":
-        if not caller.is_keeper:
-            return keeper_refusal(caller)
-        title, _sep, more = rest.partition("|")
-        intro, _sep, truth = more.partition("|")
-        if not title.strip():
-            return CommandReply(caller.say(_("Use .module set <title> | <intro> | <truth>.")))
-        story = Story.of(caller.room_id)
-        story.module_id = "custom"
-        story.module_title = title.strip()[:200]
-        story.module_intro = intro.strip()[:4000]
-        story.module_truth = truth.strip()[:4000]
-        story.save()
-        return CommandReply(caller.say(_("Module {t} set."), t=story.module_title))
-    story = Story.objects.filter(room_id=caller.room_id).first()
-    if story is None or not story.module_title:
-        return CommandReply(caller.say(_("No module yet.")))
-    text = f"**{story.module_title}**\n{story.module_intro}"
-    if caller.is_keeper and story.module_truth:
-        text += "\n" + caller.say(_("Truth (keeper only): {t}"), t=story.module_truth)
-    return CommandReply(text)
 
 
 @command(

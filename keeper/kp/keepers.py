@@ -1,14 +1,17 @@
-"""Which Keeper answers a room: the configured model; else, in a room playing the
-sample adventure, the offline sample Keeper; else nobody (the human keeper
-narrates). Read at every turn, so a switch needs no restart."""
+"""Which Keeper answers a room: nobody when its keeper turned the bot off (a human
+narrates); else the configured model; else, in a room playing the sample adventure,
+the sample Keeper; else the offline Keeper. Read at every turn, so a switch needs no
+restart."""
 
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
 
+from keeper.kp.offline import OfflineKeeper
 from keeper.kp.sample import SampleKeeper, plays_sample, room_is_empty
 from keeper.llm import config as llm_config
 from keeper.llm.client import ChatModel, client_for
+from keeper.models import TableSettings
 
 
 async def offline_keeper_plays() -> bool:
@@ -17,17 +20,29 @@ async def offline_keeper_plays() -> bool:
     return not config.usable
 
 
-async def model_for_room(room_id: int, member_id: str = "") -> tuple[ChatModel | None, int]:
+async def model_for_room(room_id: int, member_id: str = "", locale: str = "") -> tuple[ChatModel | None, int]:
     """The model that answers this room's lines, and its context window (0: none)."""
+    if not await database_sync_to_async(bot_on)(room_id):
+        return None, 0
     config = await database_sync_to_async(llm_config.resolve)()
     if config.usable:
         return client_for(config), config.context_window
     if await database_sync_to_async(plays_sample)(room_id):
         return SampleKeeper(room_id, member_id), 0
-    return None, 0
+    return OfflineKeeper(room_id, member_id, locale), 0
+
+
+def bot_on(room_id: int) -> bool:
+    """Whether a Keeper bot answers the room (`.bot on`, the default)."""
+    return TableSettings.of(room_id).bot
 
 
 async def demo_offered(room_id: int) -> bool:
     """Whether a keeper joining now is offered the sample adventure (`demo`): the
     offline Keeper plays and the room is completely empty."""
     return await offline_keeper_plays() and await database_sync_to_async(room_is_empty)(room_id)
+
+
+async def images_configured() -> bool:
+    """Whether an image endpoint is configured (the `imagegen` feature)."""
+    return (await database_sync_to_async(llm_config.imagegen)()).configured

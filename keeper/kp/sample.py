@@ -216,7 +216,7 @@ def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
     return True
 
 
-def _chunks(text: str) -> list[str]:
+def chunks(text: str) -> list[str]:
     words = text.split(" ")
     return [
         " ".join(words[i : i + CHUNK_WORDS]) + (" " if i + CHUNK_WORDS < len(words) else "")
@@ -244,7 +244,7 @@ class SampleKeeper:
         if story is None or story.module_id != MODULE_ID:
             return
         if story.progress >= len(BEATS):
-            for piece in _chunks(say(locale, EPILOGUE)):
+            for piece in chunks(say(locale, EPILOGUE)):
                 yield TextDelta(piece)
             return
         beat = BEATS[story.progress]
@@ -258,7 +258,7 @@ class SampleKeeper:
         if step.after:
             verdict = "success" if "(success)" in str(messages[-1].get("content", "")) else "failure"
             text = say(locale, step.after[verdict]) + "\n\n" + text
-        for piece in _chunks(text):
+        for piece in chunks(text):
             await asyncio.sleep(CHUNK_PAUSE)
             yield TextDelta(piece)
         if step.tool is None:

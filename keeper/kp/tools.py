@@ -19,6 +19,8 @@ from keeper.models import Character, KeeperNote, Story, TableSettings
 from keeper.rules.outcome import Outcome
 
 KEEPER_NAME = "Keeper"
+# The DC a d20 check gets when the model names none.
+DEFAULT_DC = 15
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
             difficulty=difficulty if difficulty in ("hard", "extreme") else "regular",
             bonus=counts["bonus"],
             penalty=counts["penalty"],
+            dc=arguments["dc"] if isinstance(arguments.get("dc"), int) else DEFAULT_DC,
         )
     except game.GameError as refused:
         return ToolOutcome(refused.message("en"))
@@ -301,6 +304,7 @@ TOOLS: dict[str, Tool] = {
                 bonus_dice=_INT,
                 penalty_dice=_INT,
                 value=_INT,
+                dc={"type": "integer", "description": "d20 systems: the difficulty class (15 if left out)"},
             ),
             _skill_check,
         ),
@@ -345,6 +349,14 @@ TOOLS: dict[str, Tool] = {
             "cast",
             "Let a non-player character speak. `direction` says what they want to get across.",
             _schema(["npc", "direction"], npc=_TEXT, direction=_TEXT),
+            None,
+        ),
+        Tool(
+            "draw_image",
+            "cast",
+            "Draw a picture for the table (a scene, a handout, a map, a face) and show it to everyone. "
+            "Describe only what the players may see.",
+            _schema(["description"], description=_TEXT, title=_TEXT),
             None,
         ),
         Tool(
@@ -393,9 +405,13 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-def specs() -> list[dict]:
-    """Every tool, as the model is offered them."""
-    return [tool.spec() for tool in TOOLS.values()]
+# Tools offered only when the server can do what they ask.
+NEEDS_IMAGES = frozenset({"draw_image"})
+
+
+def specs(*, images: bool = False) -> list[dict]:
+    """The tools the model is offered (`draw_image` only with an image endpoint)."""
+    return [tool.spec() for tool in TOOLS.values() if images or tool.name not in NEEDS_IMAGES]
 
 
 def run(name: str, arguments: dict, context: ToolContext) -> ToolOutcome:

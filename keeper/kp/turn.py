@@ -23,12 +23,18 @@ from django.db.models import F
 
 from keeper.kp import prompt, tools
 from keeper.kp.censor import OutputFilter
+from keeper.llm import config as llm_config
+from keeper.llm import images
 from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
 from loreweaver import frames
 from loreweaver.i18n import _, say
+from media_store.services import MediaError, Uploader
 
 log = logging.getLogger(__name__)
+
+# Who the room's media index names as the uploader of what the Keeper draws.
+KEEPER_UPLOADER = "keeper"
 
 
 class TurnSink(Protocol):
@@ -40,6 +46,7 @@ class TurnSink(Protocol):
     async def events(self, events: list[tuple[dict, bool]]) -> None: ...
     async def keeper_notice(self, text: str) -> None: ...
     async def warning(self, text: str) -> None: ...
+    async def media(self, item_id: int) -> None: ...
     def new_id(self) -> str: ...
 
 
@@ -98,12 +105,35 @@ async def _voice_npc(model: ChatModel, turn: KpTurn, arguments: dict) -> tools.T
     return tools.ToolOutcome(f"{name} said: {text}", [(frame, False)])
 
 
+async def _draw(turn: KpTurn, sink: TurnSink, arguments: dict) -> tools.ToolOutcome:
+    """`draw_image`: the image endpoint draws it, it becomes the room's media, and the
+    table sees it arrive like an upload."""
+    config = await database_sync_to_async(llm_config.imagegen)()
+    description = str(arguments.get("description") or "").strip()[:4000]
+    if not config.configured or not description:
+        return tools.ToolOutcome(
+            "no image was drawn: " + ("describe it" if config.configured else "no image endpoint")
+        )
+    title = str(arguments.get("title") or "").strip()[:100] or description[:60]
+    try:
+        drawn = await asyncio.to_thread(images.draw, config, description)
+        keeper = Uploader(turn.room_id, KEEPER_UPLOADER, tools.KEEPER_NAME)
+        item = await database_sync_to_async(images.store_drawing)(keeper, title, drawn)
+    except (images.ImageError, MediaError) as failed:
+        log.warning("room=%s the Keeper's image was not drawn: %s", turn.room_id, failed)
+        return tools.ToolOutcome(f"the image could not be drawn ({failed})")
+    await sink.media(item.id)
+    return tools.ToolOutcome(f"drew {title!r}; the table sees it now")
+
+
 async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCall) -> str:
     arguments = call.parsed_arguments()
     if call.name == "speak_as_npc":
         outcome = await _voice_npc(model, turn, arguments)
         for frame, _ in outcome.events:
             frame["id"] = sink.new_id()
+    elif call.name == "draw_image":
+        outcome = await _draw(turn, sink, arguments)
     else:
         context = tools.ToolContext(turn.room_id, turn.member_id, turn.name, turn.locale)
         outcome = await database_sync_to_async(tools.run)(call.name, arguments, context)
@@ -141,6 +171,8 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     model failure: the table is told, and the caller sends `idle`."""
     await sink.busy()
     messages = await database_sync_to_async(prompt.keeper_messages)(turn.room_id, turn.locale)
+    image_config = await database_sync_to_async(llm_config.imagegen)()
+    offered = tools.specs(images=image_config.configured)
     draft = _Draft(sink)
     total, last = Usage(), None
     round_number = 0
@@ -148,7 +180,7 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
         while True:
             calls: list[ToolCall] = []
             async with asyncio.timeout(settings.TRPG_LLM_TIMEOUT):
-                async for event in model.stream(messages, tools.specs()):
+                async for event in model.stream(messages, offered):
                     if isinstance(event, TextDelta):
                         await draft.feed(event.text)
                     elif isinstance(event, ToolCalls):

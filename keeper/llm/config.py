@@ -57,12 +57,17 @@ def _same_endpoint(a: str, b: str) -> bool:
     return a.rstrip("/").lower() == b.rstrip("/").lower()
 
 
-def saved_key(provider: str, base_url: str) -> str:
-    """The key saved for exactly this provider and endpoint, or the environment's."""
+def _stored_key(provider: str, base_url: str) -> str:
+    """The key saved in the database for exactly this provider and endpoint."""
     for credential in ProviderCredential.objects.filter(provider=provider):
         if _same_endpoint(credential.base_url, base_url):
             return credential.api_key
-    return _environment_key(provider, base_url)
+    return ""
+
+
+def saved_key(provider: str, base_url: str) -> str:
+    """The key saved for exactly this provider and endpoint, or the environment's."""
+    return _stored_key(provider, base_url) or _environment_key(provider, base_url)
 
 
 def resolve() -> LlmConfig:
@@ -204,8 +209,7 @@ def override_active() -> bool:
 
 @dataclass(frozen=True)
 class ImageGenConfig:
-    """The image endpoint. It is stored and reported; image generation itself is not
-    offered yet (no `imagegen` feature)."""
+    """The image endpoint: where portraits and the Keeper's scenes are drawn."""
 
     provider: str
     base_url: str
@@ -215,22 +219,38 @@ class ImageGenConfig:
 
     @property
     def configured(self) -> bool:
-        return bool(self.provider and self.base_url and self.model and self.api_key)
+        """Whether images can be drawn (the `imagegen` feature)."""
+        entry = CATALOG.get(self.provider)
+        if entry is None or not self.base_url or not self.model:
+            return False
+        return bool(self.api_key) or not entry.needs_key
 
 
 def imagegen() -> ImageGenConfig:
-    """The image endpoint in force."""
+    """The image endpoint in force: the one set at run time (`admin_set_imagegen`), else
+    the environment's (`TRPG_IMAGEGEN__*`)."""
     setting = ModelSetting.objects.filter(pk=1).first()
-    if setting is None or not setting.imagegen_provider:
+    if setting is not None and setting.imagegen_provider:
+        provider, base_url = setting.imagegen_provider, setting.imagegen_base_url
+        model, size = setting.imagegen_model, setting.imagegen_size or settings.TRPG_IMAGEGEN_SIZE
+    elif settings.TRPG_IMAGEGEN_PROVIDER in CATALOG:
+        provider = settings.TRPG_IMAGEGEN_PROVIDER
+        base_url = settings.TRPG_IMAGEGEN_BASE_URL or CATALOG[provider].base_url
+        model, size = settings.TRPG_IMAGEGEN_MODEL, settings.TRPG_IMAGEGEN_SIZE
+    else:
         return ImageGenConfig("", "", "", "", "")
-    key = saved_key(setting.imagegen_provider, setting.imagegen_base_url)
-    return ImageGenConfig(
-        setting.imagegen_provider,
-        setting.imagegen_base_url,
-        setting.imagegen_model,
-        setting.imagegen_size,
-        key,
-    )
+    return ImageGenConfig(provider, base_url, model, size, _image_key(provider, base_url))
+
+
+def _image_key(provider: str, base_url: str) -> str:
+    """The key for this image endpoint: one saved for it, else the environment's image
+    key or chat key when the endpoint is the environment's."""
+    env_provider = settings.TRPG_IMAGEGEN_PROVIDER
+    env_image_key = ""
+    if settings.TRPG_IMAGEGEN_API_KEY and provider == env_provider:
+        env_url = settings.TRPG_IMAGEGEN_BASE_URL or CATALOG[env_provider].base_url
+        env_image_key = settings.TRPG_IMAGEGEN_API_KEY if _same_endpoint(env_url, base_url) else ""
+    return _stored_key(provider, base_url) or env_image_key or _environment_key(provider, base_url)
 
 
 def configure_imagegen(

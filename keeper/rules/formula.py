@@ -1,4 +1,6 @@
-"""Pack formulas (`(CON + SIZ) // 10`): integer arithmetic over sheet names, nothing else."""
+"""Pack formulas (`(CON + SIZ) // 10`): integer arithmetic over sheet names, comparisons
+(worth 1 when true, 0 when false: `8 + (DEX > SIZ) * (STR > SIZ)`), `min` and `max`;
+nothing else."""
 
 from __future__ import annotations
 
@@ -10,6 +12,15 @@ _OPERATORS = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv,
+}
+
+
+_COMPARISONS = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
 }
 
 
@@ -37,9 +48,21 @@ def _eval(node: ast.AST, names: dict[str, int], formula: str) -> int:
         return int(names[node.id])
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, names, formula)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        left, right = _eval(node.left, names, formula), _eval(node.comparators[0], names, formula)
+        return int(_COMPARISONS[type(node.ops[0])](left, right))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("min", "max")
+        and node.args
+        and not node.keywords
+    ):
+        values = [_eval(argument, names, formula) for argument in node.args]
+        return min(values) if node.func.id == "min" else max(values)
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         right = _eval(node.right, names, formula)
         if isinstance(node.op, ast.FloorDiv) and right == 0:
             raise FormulaError(f"{formula!r} divides by zero")
         return _OPERATORS[type(node.op)](_eval(node.left, names, formula), right)
-    raise FormulaError(f"{formula!r} may only use numbers, sheet names and + - * //")
+    raise FormulaError(f"{formula!r} may only use numbers, sheet names, + - * //, comparisons, min and max")

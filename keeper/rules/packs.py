@@ -71,11 +71,30 @@ class Resource(BaseModel):
     max: str | int | None = None
 
 
+class Shown(BaseModel):
+    """A derived value a finished sheet shows (`.st finalize`), and how it reads."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    label: Localized
+    # Values that read as words (CoC damage bonus 1 reads "+1d4"), by the value as text.
+    values: dict[str, str] = {}
+    # Shown with its sign (a D&D modifier reads "+2").
+    signed: bool = False
+
+    def reads(self, value: int) -> str:
+        """How `value` reads on the sheet."""
+        if str(value) in self.values:
+            return self.values[str(value)]
+        return f"{value:+d}" if self.signed else str(value)
+
+
 class Sheet(BaseModel):
     model_config = ConfigDict(extra="forbid")
     attributes: list[str] = Field(min_length=1)
     resources: list[Resource] = []
     derived: dict[str, str] = {}
+    shown: list[Shown] = []
     creation: dict[str, str] = {}
     starting: dict[str, str | int] = {}
     # Skills and their base value (CoC: a number) or governing attribute (D&D: a name).
@@ -92,6 +111,13 @@ class Sheet(BaseModel):
             return by_case[folded.lower()]
         target = self.aliases.get(folded) or self.aliases.get(folded.lower())
         return target
+
+    @model_validator(mode="after")
+    def _shown_are_derived(self) -> Sheet:
+        for entry in self.shown:
+            if entry.id not in self.derived:
+                raise ValueError(f"shown value {entry.id!r} has no formula under derived")
+        return self
 
     @field_validator("attributes")
     @classmethod

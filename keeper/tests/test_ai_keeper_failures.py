@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from keeper.tests.test_ai_keeper_turn import settle
-from loreweaver.testing.clients import WsClient
+from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import Drop, Text, Wait
-
-
-async def _frames_until_idle(client) -> list[dict]:
-    frames = []
-    while True:
-        frame = await client.recv(20)
-        frames.append(frame)
-        if frame["type"] == "turn_status" and frame["status"] == "idle":
-            return frames
 
 
 async def test_a_stream_dropped_mid_reply_closes_the_draft_and_frees_the_room(ai_server, llm, room):
@@ -26,7 +16,7 @@ async def test_a_stream_dropped_mid_reply_closes_the_draft_and_frees_the_room(ai
     async with await WsClient.connect(ai_server.ws_url) as bo:
         await bo.join(key)
         await bo.say("I light the lantern")
-        frames = await _frames_until_idle(bo)
+        frames = await until_idle(bo)
         deltas = [f for f in frames if f["type"] == "narrative_delta"]
         closing = [f for f in frames if f["type"] == "narrative" and f["speaker"] == "kp"]
         assert deltas and len(closing) == 1 and closing[0]["id"] == deltas[0]["id"]
@@ -34,7 +24,7 @@ async def test_a_stream_dropped_mid_reply_closes_the_draft_and_frees_the_room(ai
         warning = next(f for f in frames if f["type"] == "system")
         assert warning["level"] == "warn" and "model" in warning["text"]
         await bo.say("I wait")
-        frames = await _frames_until_idle(bo)
+        frames = await until_idle(bo)
         assert [f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "kp"] == [
             "All is quiet again."
         ]
@@ -54,7 +44,7 @@ async def test_the_others_get_the_closing_frame_when_the_speaker_leaves_mid_turn
         await speaker.close()
         await watcher.expect("presence")
         go_on.set()
-        frames = await _frames_until_idle(watcher)
+        frames = await until_idle(watcher)
         closing = [f for f in frames if f["type"] == "narrative" and f.get("id") == first["id"]]
         assert closing and closing[0]["text"] == "Thunder rolls over the bay."
 
@@ -78,8 +68,8 @@ async def test_a_second_input_during_a_turn_is_queued_and_runs_after_it(ai_serve
         notice = await second.expect("system", timeout=20)
         assert notice["level"] == "info" and "queued" in notice["text"]
         go_on.set()
-        frames = await _frames_until_idle(second)
-        frames += await _frames_until_idle(second)
+        frames = await until_idle(second)
+        frames += await until_idle(second)
     story = [(f["speaker"], f["text"]) for f in frames if f["type"] == "narrative"]
     assert story == [
         ("kp", "The bell tolls once."),

@@ -3,45 +3,10 @@ in the model's order, and the same lines replayed to a late joiner."""
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.clients import IrohClient, WsClient, settle, turn_shape, until_idle
 from loreweaver.testing.fake_llm import Text, Tool, Usage
 
 TURN_END = "state"
-
-
-async def settle(client) -> None:
-    """Read everything the client has been sent so far."""
-    await client.send({"type": "ping", "t": 1})
-    await client.collect_until("pong")
-
-
-async def _until_idle(client) -> list[dict]:
-    frames = await client.collect_until("turn_status", timeout=20)
-    while frames[-1].get("status") != "idle":
-        frames += await client.collect_until("turn_status", timeout=20)
-    return frames
-
-
-def _shape(frames: list[dict]) -> list[str]:
-    """The frames as short labels, consecutive deltas of one draft folded into one."""
-    labels: list[str] = []
-    for frame in frames:
-        kind = frame["type"]
-        if kind == "narrative_delta":
-            label = "delta"
-        elif kind == "narrative":
-            label = f"narrative:{frame['speaker']}"
-        elif kind == "turn_status":
-            label = f"{frame['status']}" + (
-                f":{frame['activity']}:{frame['round']}" if "activity" in frame else ""
-            )
-        elif kind == "dice":
-            label = f"dice:{frame['kind']}"
-        else:
-            continue
-        if not (labels and labels[-1] == label == "delta"):
-            labels.append(label)
-    return labels
 
 
 async def test_a_turn_streams_rolls_and_voices_an_npc_in_the_models_order(ai_server, llm, room):
@@ -76,7 +41,7 @@ async def test_a_turn_streams_rolls_and_voices_an_npc_in_the_models_order(ai_ser
         await alice.say("I open the door")
         seen = {}
         for name, client in (("alice", alice), ("kay", kay)):
-            frames = await _until_idle(client)
+            frames = await until_idle(client)
             frames.append(await client.expect(TURN_END))
             # Setup frames may still trail in before the utterance; the turn starts at it.
             start = next(i for i, f in enumerate(frames) if f.get("text") == "I open the door")
@@ -97,7 +62,7 @@ async def test_a_turn_streams_rolls_and_voices_an_npc_in_the_models_order(ai_ser
         "idle",
     ]
     for name, frames in seen.items():
-        assert _shape(frames) == expected, name
+        assert turn_shape(frames) == expected, name
         assert frames[-1]["type"] == "state" and frames[-1]["usage"]["input_tokens"] == 3000
         assert (
             frames[-1]["usage"]["context_tokens"] == 1130 and frames[-1]["usage"]["cache_hit_tokens"] == 2200
@@ -139,7 +104,7 @@ async def test_a_turn_streams_rolls_and_voices_an_npc_in_the_models_order(ai_ser
     async with await WsClient.connect(ai_server.ws_url) as late:
         replay = await late.join(env.mint(room, "Late"))
     story = [f for f in replay if f["type"] in ("narrative", "dice")]
-    assert _shape(story) == [
+    assert turn_shape(story) == [
         "narrative:player",
         "narrative:kp",
         "dice:check",

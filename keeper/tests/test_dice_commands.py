@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.clients import IrohClient, WsClient, human_keeper_narrates
 
 
 async def test_a_roll_yields_a_dice_frame_a_system_reply_and_a_state(server, room):
@@ -66,6 +66,7 @@ async def _until_pong(client):
 
 
 async def test_a_hidden_roll_reaches_the_roller_and_keepers_only_live_and_replayed(server, room):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     roller_key = server.env.mint(room, "Sly")
     keeper_key = server.env.mint(room, "Keeper", "keeper")
     player_key = server.env.mint(room, "Other")
@@ -92,6 +93,7 @@ async def test_a_hidden_roll_reaches_the_roller_and_keepers_only_live_and_replay
 
 
 async def test_typed_checks_replay_right_after_the_line_they_followed(server, room):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     key = server.env.mint(room, "Ada")
     async with await WsClient.connect(server.ws_url) as client:
         await client.join(key)
@@ -130,6 +132,7 @@ async def test_en_and_zh_viewers_see_their_own_resource_labels(server, room):
 
 
 async def test_a_sanity_check_replays_after_the_line_it_followed(server, room):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     key = server.env.mint(room, "Sanne")
     async with await WsClient.connect(server.ws_url) as client:
         await client.join(key)

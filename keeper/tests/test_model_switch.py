@@ -67,11 +67,13 @@ async def test_a_keeper_switches_models_live_and_keys_stay_with_their_endpoint(
         assert first.chat_requests()[-1]["authorization"] == f"Bearer {KEY}"
         assert first.chat_requests()[-1]["model"] == "scripted-keeper"
 
-        # Another endpoint: the saved key is not sent there, so no model is usable.
+        # Another endpoint: the saved key is not sent there, so no model is usable and
+        # the offline Keeper answers instead.
         await _reply(keeper, f".model set openai other-model {second.url}")
         await settle(player)
-        assert not await _answered(player, "anyone there?")
-        assert second.requests == []
+        asked_first = len(first.requests)
+        assert await _answered(player, "anyone there?")
+        assert second.requests == [] and len(first.requests) == asked_first
 
         # Back to the first endpoint: its key is remembered.
         await _reply(keeper, f".model set openai scripted-keeper {first.url}")
@@ -81,5 +83,7 @@ async def test_a_keeper_switches_models_live_and_keys_stay_with_their_endpoint(
 
         assert "offline" in await _reply(keeper, ".model reset")
         await settle(player)
-        assert not await _answered(player, "and now?")
+        asked_first = len(first.requests)
+        assert await _answered(player, "and now?"), "the offline Keeper answers"
+        assert len(first.requests) == asked_first
     assert all(KEY not in str(r) for r in second.requests)

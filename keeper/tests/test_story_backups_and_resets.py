@@ -78,3 +78,23 @@ def test_a_full_reset_erases_the_module_and_npcs():
     backups.room_reset(room, "all")
     assert not Story.objects.filter(room=room).exists()
     assert not Npc.objects.filter(room=room).exists()
+
+
+@pytest.mark.parametrize(
+    ("scope", "en_words", "zh_words"),
+    [
+        ("", ["story", "characters", "stay"], ["故事"]),
+        (" chars", ["characters", "module"], ["角色"]),
+        (" all", ["everything", "media", "keys"], ["一切", "媒体"]),
+    ],
+)
+def test_each_reset_says_in_plain_words_what_it_erases(scope, en_words, zh_words):
+    from keeper.commands import Caller, dispatch
+
+    room_id = room_get_or_create(name=f"wording{scope.strip()}").pk
+    en = dispatch(f".reset{scope}", Caller(room_id, "tui:kkkkkkkk", "Kay", True, "en")).text
+    zh = dispatch(f".reset{scope}", Caller(room_id, "tui:kkkkkkkk", "Kay", True, "zh")).text
+    assert all(word in en for word in en_words) and ".reset confirm" in en
+    assert "the all" not in en and "the story of" not in en and "the chars" not in en
+    assert all(word in zh for word in zh_words) and ".reset confirm" in zh
+    assert "all" not in zh and "chars" not in zh.replace(".reset chars", "")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import WsClient
+from loreweaver.testing.clients import WsClient, human_keeper_narrates
 
 
 async def test_reset_needs_a_confirmation_and_then_clears_the_story_for_everyone(server, room):
@@ -31,6 +31,7 @@ async def test_reset_needs_a_confirmation_and_then_clears_the_story_for_everyone
 
 
 async def test_a_checkpoint_saves_and_loads_the_room(server, room):
+    await human_keeper_narrates(server, room)  # the keeper's lines are the narration
     keeper_key = server.env.mint(room, "Keeper", "keeper")
     async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(keeper_key)

@@ -325,11 +325,11 @@ class TranscriptEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(AccessKey)
 class AccessKeyAdmin(admin.ModelAdmin):
-    list_display = ["name", "room", "role", "key_masked", "public_id", "created_at"]
-    list_filter = ["role", "room"]
+    list_display = ["name", "room", "role", "purpose", "expires_at", "key_masked", "public_id", "created_at"]
+    list_filter = ["role", "purpose", "room"]
     list_select_related = ["room"]
     search_fields = ["name", "room__name"]
-    readonly_fields = ["room", "key_masked", "member_id", "public_id", "created_at"]
+    readonly_fields = ["room", "purpose", "expires_at", "key_masked", "member_id", "public_id", "created_at"]
 
     def get_form(self, request: HttpRequest, obj: AccessKey | None = None, **kwargs: object):
         kwargs["form"] = KeyChangeForm if obj is not None else KeyMintForm
@@ -338,7 +338,17 @@ class AccessKeyAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
         if obj is None:
             return ["room", "new_room", "name", "role"]
-        return ["room", "name", "role", "key_masked", "member_id", "public_id", "created_at"]
+        return [
+            "room",
+            "name",
+            "role",
+            "purpose",
+            "expires_at",
+            "key_masked",
+            "member_id",
+            "public_id",
+            "created_at",
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
         return self.readonly_fields if obj is not None else []

@@ -222,3 +222,53 @@ async def connect(carrier: str, server: Any, *, first: dict | None = None) -> Cl
             await client.send(first)
         return client
     return await IrohClient.connect(server.ticket, first=first)
+
+
+async def human_keeper_narrates(server: Any, room: str) -> None:
+    """Turn the room's Keeper bot off as its keeper would (`.bot off`), so story lines
+    get no Keeper turn: for tests about the lines themselves (replay, ordering, limits)."""
+    async with await WsClient.connect(server.ws_url) as keeper:
+        await keeper.join(server.env.mint(room, "Host", "keeper"))
+        await keeper.say(".bot off")
+        await keeper.expect("narrative", speaker="system")
+
+
+async def settle(client: Client) -> None:
+    """Read everything the client has been sent so far."""
+    await client.send({"type": "ping", "t": 1})
+    await client.collect_until("pong")
+
+
+async def until_idle(client: Client, timeout: float = 20) -> list[dict]:
+    """Every frame up to and including the `turn_status idle` that ends a Keeper turn."""
+    frames = []
+    while True:
+        frame = await client.recv(timeout)
+        frames.append(frame)
+        if frame["type"] == "turn_status" and frame["status"] == "idle":
+            return frames
+
+
+def turn_shape(frames: list[dict]) -> list[str]:
+    """A Keeper turn's frames as short labels (`busy`, `delta`, `narrative:kp`,
+    `busy:dice:1`, `dice:check`, `idle`), consecutive deltas folded into one."""
+    labels: list[str] = []
+    for frame in frames:
+        kind = frame["type"]
+        if kind == "narrative_delta":
+            label = "delta"
+        elif kind == "narrative":
+            label = f"narrative:{frame['speaker']}"
+        elif kind == "turn_status":
+            label = f"{frame['status']}" + (
+                f":{frame['activity']}:{frame['round']}" if "activity" in frame else ""
+            )
+        elif kind == "dice":
+            label = f"dice:{frame['kind']}"
+        elif kind == "media":
+            label = "media"
+        else:
+            continue
+        if not (labels and labels[-1] == label == "delta"):
+            labels.append(label)
+    return labels

@@ -1,16 +1,22 @@
-"""A real local HTTP server that speaks the OpenAI chat-completions API, scripted per test.
+"""A real local HTTP server that speaks the OpenAI chat-completions and images APIs,
+scripted per test.
 
 The server under test reaches it through the production client (the `openai` SDK over
 a real socket): streamed replies are server-sent events with text and tool-call
 deltas; a reply can stop half-way and drop the connection, or wait for the test
-before going on. Every request body is kept, so a test can read the prompts.
+before going on. An image request is answered with a real PNG, inline (`b64_json`)
+or as a link the server also serves. Every request body is kept, so a test can read
+the prompts.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import queue
+import struct
 import threading
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -57,6 +63,9 @@ class FakeLlm:
     lines: queue.Queue = field(default_factory=queue.Queue)
     requests: list[dict] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["scripted-keeper"])
+    # What an images request gets: a PNG inline, a link to it, or an error status.
+    image_answer: str = "b64_json"  # b64_json | url | 500
+    picture: bytes = field(default_factory=lambda: png(8, 8, (180, 40, 40)))
     server: ThreadingHTTPServer | None = None
 
     @property
@@ -83,7 +92,13 @@ class FakeLlm:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path == "/files/picture.png":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/png")
+                    self.send_header("Content-Length", str(len(fake.picture)))
+                    self.end_headers()
+                    self.wfile.write(fake.picture)
+                elif self.path.rstrip("/").endswith("/models"):
                     fake.requests.append(
                         {"path": self.path, "authorization": self.headers.get("Authorization")}
                     )
@@ -97,6 +112,9 @@ class FakeLlm:
                 request = json.loads(self.rfile.read(length) or b"{}")
                 request["authorization"] = self.headers.get("Authorization")
                 fake.requests.append(request)
+                if self.path.endswith("/images/generations"):
+                    self._image()
+                    return
                 if not request.get("stream"):
                     try:
                         line = fake.lines.get(timeout=30)
@@ -109,6 +127,17 @@ class FakeLlm:
                 except queue.Empty:
                     parts = [Text("(the script has no reply left)")]
                 self._stream(parts)
+
+            def _image(self) -> None:
+                if fake.image_answer == "500":
+                    self._json(500, {"error": {"message": "the painter is out"}})
+                    return
+                if fake.image_answer == "url":
+                    port = fake.server.server_address[1] if fake.server else 0
+                    item = {"url": f"http://127.0.0.1:{port}/files/picture.png"}
+                else:
+                    item = {"b64_json": base64.b64encode(fake.picture).decode()}
+                self._json(200, {"created": 0, "data": [item]})
 
             def _json(self, status: int, body: dict) -> None:
                 data = json.dumps(body).encode()
@@ -194,6 +223,26 @@ class FakeLlm:
     def chat_requests(self) -> list[dict]:
         """The chat-completion requests received so far."""
         return [r for r in self.requests if "messages" in r]
+
+    def image_requests(self) -> list[dict]:
+        """The image requests received so far."""
+        return [r for r in self.requests if "prompt" in r]
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A real PNG file of one colour (what an image endpoint would draw)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    row = b"\x00" + bytes(rgb) * width
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _chunk(delta: dict, finish: str | None = None) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import os
 import queue
 import secrets
@@ -245,6 +246,29 @@ def room_id_of(env: ServerEnv, room: str) -> int:
     if row is None:
         raise LookupError(room)
     return row[0]
+
+
+def set_key_expiry(env: ServerEnv, room: str, name: str, moment: datetime.datetime) -> None:
+    """Make the keys of `name` in `room` run out at `moment`: the server's clock passing
+    a key's expiry, without waiting for it."""
+    room_id = room_id_of(env, room)
+    if env.hosted:
+        import psycopg
+
+        with psycopg.connect(env.database_url) as connection:
+            connection.execute(
+                "UPDATE rooms_accesskey SET expires_at = %s WHERE room_id = %s AND name = %s",
+                (moment, room_id, name),
+            )
+        return
+    import sqlite3
+
+    # Django keeps SQLite times as UTC text.
+    stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+        connection.execute(
+            "UPDATE rooms_accesskey SET expires_at = ? WHERE room_id = ? AND name = ?", (stamp, room_id, name)
+        )
 
 
 def backup_folder(env: ServerEnv, room: str) -> Path:

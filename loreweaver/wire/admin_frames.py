@@ -10,6 +10,7 @@ by the session (`loreweaver.wire.self_update`).
 from __future__ import annotations
 
 import asyncio
+import datetime
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,10 @@ from loreweaver.i18n import _, say
 from loreweaver.wire.protocol import inbound
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room
+
+# How the configuration names the offline Keeper when no provider is chosen.
+OFFLINE_PROVIDER = "offline"
+OFFLINE_MODEL = "sample-keeper"
 
 MESSAGES = {
     "forbidden": _("Only a keeper of this room may do that."),
@@ -56,6 +61,11 @@ class Admin:
         return frames.admin_error(code, say(self.locale, MESSAGES[key or code], **values))
 
 
+def _utc(moment: datetime.datetime | None) -> str | None:
+    """ISO 8601 in UTC, as `admin_keys` carries expiry times."""
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
+
+
 def _key_entry(key: AccessKey, room_name: str) -> dict:
     return {
         "id": key.public_id,
@@ -63,8 +73,8 @@ def _key_entry(key: AccessKey, room_name: str) -> dict:
         "room": room_name,
         "name": key.name,
         "role": key.role,
-        "purpose": "join",
-        "expires_at": None,
+        "purpose": key.purpose,
+        "expires_at": _utc(key.expires_at),
     }
 
 
@@ -77,6 +87,8 @@ def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
             "room": admin.room_name,
             "name": minted.access_key.name,
             "role": minted.access_key.role,
+            "purpose": minted.access_key.purpose,
+            "expires_at": _utc(minted.access_key.expires_at),
         }
     return frame
 
@@ -97,6 +109,8 @@ def _mint_key(frame: inbound.AdminMintKey, admin: Admin) -> dict:
             room=admin.room_name,
             name=frame.name or ("Keeper" if frame.role == "keeper" else "Player"),
             role=frame.role or Role.PLAYER,
+            purpose=frame.purpose or "join",
+            expires_in=frame.expires_in,
         )
     except services.KeyAdminError as exc:
         return admin.error("bad_request", detail=str(exc))
@@ -219,10 +233,12 @@ def _imagegen_status() -> dict:
 
 def _config(frame: inbound.Inbound | None = None, admin: Admin | None = None) -> dict:
     current = llm_config.resolve()
+    # With no provider chosen, the offline Keeper is what answers: say so by name.
+    offline = current.provider not in CATALOG
     return frames.admin_reply(
         "admin_config",
-        provider=current.provider,
-        chat_model=current.chat_model,
+        provider=OFFLINE_PROVIDER if offline else current.provider,
+        chat_model=OFFLINE_MODEL if offline else current.chat_model,
         base_url=current.base_url,
         api_key_masked=current.key_masked,
         providers=list(CATALOG),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 import uuid
 from collections.abc import Awaitable
@@ -18,8 +19,9 @@ from typing import Protocol
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.utils import timezone
 
-from keeper.kp.keepers import demo_offered
+from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver import failpoints, frames
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
@@ -352,7 +354,11 @@ class SessionCore:
             self.carrier.label,
         )
 
-        self.send(self._welcome(demo=seat.is_keeper and await demo_offered(seat.room_id)))
+        self.send(
+            self._welcome(
+                demo=seat.is_keeper and await demo_offered(seat.room_id), imagegen=await images_configured()
+            )
+        )
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         online, room_now = await hub.room_reads.read(seat.room_id, None)
@@ -365,8 +371,17 @@ class SessionCore:
         self._show(await self._replay(seat))
         self.send(self._state(seat, online, room_now))
         self.send(frames.ui_manifest([]))
+        if not await database_sync_to_async(bot_on)(seat.room_id):
+            self.send(frames.system(notice("human_keeper", self.locale)))
 
         self._tasks.append(asyncio.create_task(self._read_inbox()))
+        if access_key.expires_at is not None:
+            self._tasks.append(asyncio.create_task(self._expire_at(access_key.expires_at)))
+
+    async def _expire_at(self, moment: datetime.datetime) -> None:
+        """Close the connection when its key runs out (unless the key changed meanwhile)."""
+        await asyncio.sleep(max(0.0, (moment - timezone.now()).total_seconds()) + 0.05)
+        await self.current_seat()  # an expired key is gone: the connection closes with bad_key
 
     async def _replay(self, seat: Seat) -> selectors.Replay:
         return await database_sync_to_async(join_replay)(seat.room_id, seat.member.member_id, seat.is_keeper)
@@ -386,9 +401,11 @@ class SessionCore:
         seat = self.seat
         return seat.member if seat is not None and not self._closing else None
 
-    def _welcome(self, *, demo: bool) -> dict:
+    def _welcome(self, *, demo: bool, imagegen: bool) -> dict:
         assert self.seat is not None
         features = ["media", "audio"]
+        if imagegen:
+            features.append("imagegen")
         if demo:
             features.append("demo")
         if self.seat.is_keeper and settings.TRPG_UPDATE_COMMAND:
@@ -476,7 +493,7 @@ class SessionCore:
         assert self._media is not None
         self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
         await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
-        self.send(self._welcome(demo=False))
+        self.send(self._welcome(demo=False, imagegen=await images_configured()))
         # Everyone, this connection included, gets the new presence and its own state.
         await hub.publish_presence_changed(now.room_id)
 

@@ -9,6 +9,7 @@ Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -18,11 +19,12 @@ from channels.db import database_sync_to_async
 
 from keeper import commands
 from keeper.kp import sample, tools
-from keeper.kp.keepers import model_for_room, offline_keeper_plays
+from keeper.kp.keepers import bot_on, model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
 from loreweaver import failpoints, frames
-from loreweaver.wire import coordination, hub
+from loreweaver.wire import coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
+from media_store.models import MediaItem
 from rooms import services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
 
@@ -42,9 +44,12 @@ class TurnContext:
 
 
 def _store_utterance(room_id: int, member: coordination.Member, text: str) -> TranscriptEntry:
+    """A line of play. While a human keeper narrates (`.bot off`), a keeper's line is the
+    Keeper's narration; otherwise every line is a player's."""
+    narrates = member.role == "keeper" and not bot_on(room_id)
     return services.transcript_append(
         room=Room(pk=room_id),
-        speaker=Speaker.PLAYER,
+        speaker=Speaker.KEEPER if narrates else Speaker.PLAYER,
         name=member.name,
         member_id=member.member_id,
         text=text,
@@ -84,13 +89,34 @@ async def _answer_command(
             member_id=event.member_id,
             row=("event", event.id),
         )
+    await _answer(context, reply)
+
+
+async def _answer(context: TurnContext, reply: commands.CommandReply) -> None:
+    """A command's reply: its live frames, the media it stored, its text."""
     for frame in reply.live:
         await hub.publish(context.room_id, frame)
+    for item_id in reply.media:
+        item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
+        await media_channel.announce(context.room_id, item)
     answer = _line(Speaker.SYSTEM, reply.text)
     if reply.private:
         context.send_private(answer)
     else:
         await hub.publish(context.room_id, answer)
+
+
+async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
+    """A command's slow work, after its first reply and outside the room's turn, so the
+    table plays on while a model drafts or an endpoint draws."""
+    try:
+        fetched: object = await asyncio.to_thread(work.fetch)
+    except Exception as failure:
+        log.warning("room=%s a command's follow-up failed: %s", context.room_id, failure)
+        fetched = failure
+    reply = await database_sync_to_async(work.finish)(fetched)
+    await _answer(context, reply)
+    await hub.publish_state_refresh(context.room_id)
 
 
 def _line(speaker: str, text: str, *, name: str = "") -> dict:
@@ -151,11 +177,15 @@ class RoomSink:
     async def warning(self, text: str) -> None:
         await hub.publish(self.room_id, frames.system(text, "warn"))
 
+    async def media(self, item_id: int) -> None:
+        item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
+        await media_channel.announce(self.room_id, item)
+
 
 async def _keeper_answers(context: TurnContext, locale: str) -> None:
-    """The AI branch of a turn: busy, the Keeper's answer, idle (also after a failure).
-    Without a model, and outside the sample adventure, the human keeper narrates."""
-    model, window = await model_for_room(context.room_id, context.member.member_id)
+    """The Keeper's branch of a turn: busy, the answer, idle (also after a failure). With
+    the bot off (`.bot off`) nobody answers: the human keeper narrates."""
+    model, window = await model_for_room(context.room_id, context.member.member_id, locale)
     if model is None:
         return
     sink = RoomSink(context.room_id, context.member.name)
@@ -201,6 +231,7 @@ async def run_input(context: TurnContext, text: str) -> None:
         context.queued_notice()
 
     shared = coordination.shared()
+    follow_up = None
     async with shared.room_turn(context.room_id, context.member.name, on_queued):
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
@@ -226,6 +257,7 @@ async def run_input(context: TurnContext, text: str) -> None:
         reply, events = await database_sync_to_async(_dispatch)(text, caller)
         if reply is not None:
             await _answer_command(context, text, reply, events)
+            follow_up = reply.follow_up
         else:
             entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
             await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
@@ -241,3 +273,5 @@ async def run_input(context: TurnContext, text: str) -> None:
                     frames.system(notice("keeper_failed", context.locale), "warn"),
                 )
         await hub.publish_state_refresh(context.room_id)
+    if follow_up is not None:
+        await _follow_up(context, follow_up)

@@ -40,6 +40,8 @@ async def _table_with_story(server, room: str) -> tuple[str, str]:
     ):
         await keeper.join(keeper_key)
         await player.join(player_key)
+        await keeper.say(".bot off")  # the keeper narrates: the story is the lines below
+        await keeper.expect("narrative", speaker="system")
         await player.say(".coc Pat")
         await player.expect("narrative", speaker="system")
         await keeper.say(".npc add Ruth | the harbour master | she took the money")

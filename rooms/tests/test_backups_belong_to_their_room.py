@@ -20,6 +20,8 @@ async def _keeper(server, room: str, name: str) -> tuple[WsClient, str]:
 async def test_a_keeper_cannot_read_another_rooms_backup(server, room):
     other = f"{room}-other"
     async with (await _keeper(server, room, "Owner"))[0] as owner:
+        await owner.say(".bot off")  # the keeper narrates: no Keeper turn still writing below
+        await owner.expect("narrative", speaker="system")
         await owner.say(".npc add Vera | a widow | SENTINEL-she-poisoned-the-well")
         await owner.expect("narrative", speaker="system")
         await owner.say("The well is dry.")

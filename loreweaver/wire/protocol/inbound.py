@@ -136,6 +136,8 @@ class AdminMintKey(Inbound):
     room: StrictStr | None = None
     name: StrictStr | None = None
     role: Literal["player", "keeper"] | None = None
+    purpose: Literal["join", "chat_bind"] | None = None
+    expires_in: StrictInt | None = None
 
 
 class AdminUpdateKey(Inbound):

@@ -10,7 +10,10 @@ from loreweaver.i18n import _, say
 
 ERRORS: dict[str, str] = {
     "bad_key": _("That access key is not valid on this server. Ask your keeper for a new one."),
-    "key_revoked": _("Your access key was revoked or moved to another room. Ask your keeper for a new one."),
+    "key_revoked": _(
+        "Your access key was revoked, has expired, or was moved to another room. "
+        "Ask your keeper for a new one."
+    ),
     "bad_frame": _("The server could not understand that message ({detail})."),
     "join_before_anything": _("The first message must be a join with your access key."),
     "input_too_long": _(
@@ -66,6 +69,7 @@ NOTICES: dict[str, str] = {
     ),
     "disconnected": _("The server's operator disconnected this session."),
     "queued": _("Another turn is running; yours is queued and will follow."),
+    "human_keeper": _("A human keeper narrates this table: no bot answers the story lines."),
 }
 
 

@@ -76,7 +76,14 @@ async def test_a_keeper_lists_mints_updates_and_deletes_keys_of_their_room(serve
         await keeper.send({"type": "admin_mint_key", "name": "Newcomer", "role": "player"})
         minted = await keeper.expect("admin_keys")
         new_key = minted["minted"]["key"]
-        assert minted["minted"] == {"key": new_key, "room": room, "name": "Newcomer", "role": "player"}
+        assert minted["minted"] == {
+            "key": new_key,
+            "room": room,
+            "name": "Newcomer",
+            "role": "player",
+            "purpose": "join",
+            "expires_at": None,
+        }
         assert new_key not in str(minted["keys"])
         newcomer = next(k for k in minted["keys"] if k["name"] == "Newcomer")
 

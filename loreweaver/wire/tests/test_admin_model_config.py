@@ -42,6 +42,8 @@ async def test_keys_stay_with_their_endpoint_and_are_never_shown(own_server, end
         await keeper.join(own_server.env.mint(room, "Kay", "keeper"))
         config = await _ask(keeper, {"type": "admin_get_config"}, "admin_config")
         assert config["using_demo"] is True and config["override_active"] is False
+        # With no model, the screen names the offline Keeper rather than blank fields.
+        assert (config["provider"], config["chat_model"]) == ("offline", "sample-keeper")
         assert "deepseek" in config["providers"] and config["saved_providers"] == []
 
         config = await _ask(

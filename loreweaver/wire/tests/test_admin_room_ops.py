@@ -15,6 +15,8 @@ async def _keeper_with_story(server, room):
     keeper_key = server.env.mint(room, "Keeper", "keeper")
     keeper = await WsClient.connect(server.ws_url)
     await keeper.join(keeper_key)
+    await keeper.say(".bot off")  # the keeper narrates: the story is the lines below
+    await keeper.expect("narrative", speaker="system")
     await keeper.say(".coc Walter")
     await keeper.expect("state")
     await keeper.say("The fog rolls in.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from loreweaver.testing.clients import IrohClient, WsClient, connect
+from loreweaver.testing.clients import IrohClient, WsClient, connect, human_keeper_narrates
 
 
 async def _say_and_collect(client, texts):
@@ -16,6 +16,7 @@ async def _say_and_collect(client, texts):
 
 
 async def test_a_joiner_gets_the_last_30_lines_with_their_live_ids_and_names(server, room, carrier):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     talker_key = server.env.mint(room, "Tal")
     joiner_key = server.env.mint(room, "Joy")
     async with await WsClient.connect(server.ws_url) as talker:
@@ -34,6 +35,7 @@ async def test_a_joiner_gets_the_last_30_lines_with_their_live_ids_and_names(ser
 
 
 async def test_command_echoes_are_never_replayed(server, room):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     key = server.env.mint(room, "Cmd")
     async with await WsClient.connect(server.ws_url) as client:
         await client.join(key)
@@ -47,6 +49,7 @@ async def test_command_echoes_are_never_replayed(server, room):
 
 
 async def test_lines_said_during_a_join_arrive_once_and_in_order(server, room):
+    await human_keeper_narrates(server, room)  # the lines get no Keeper turn
     talker_key = server.env.mint(room, "Fast")
     joiner_key = server.env.mint(room, "Late")
     texts = [f"burst {n}" for n in range(80)]

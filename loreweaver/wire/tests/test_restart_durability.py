@@ -27,6 +27,8 @@ async def test_a_rejoin_after_kill_9_replays_the_same_lines_ids_and_names(fresh_
         ):
             await keeper.join(keeper_key)
             await player.join(player_key)
+            await keeper.say(".bot off")  # the keeper narrates: the story is the lines below
+            await keeper.expect("narrative", speaker="system")
             acknowledged = []
             for n in range(6):
                 speaker = keeper if n % 2 else player

@@ -16,7 +16,7 @@ import struct
 
 import psutil
 
-from loreweaver.testing.clients import IrohClient, WsClient
+from loreweaver.testing.clients import IrohClient, WsClient, human_keeper_narrates
 from loreweaver.testing.servers import dedicated_server
 
 LINE = "The rain does not stop. " * 160  # about 3,800 characters, under the 4,000 cap
@@ -79,6 +79,7 @@ async def _flood_and_watch(server, room, talker_key, watcher_key):
 
 
 async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_server, room):
+    await human_keeper_narrates(strict_server, room)  # a flood of lines, no Keeper turns
     env = strict_server.env
     stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Stuck", "Talker", "Watcher"))
     stalled = _stalled_websocket(strict_server.ws_url, stalled_key)
@@ -92,6 +93,7 @@ async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_serv
 
 
 async def test_an_iroh_client_that_stops_reading_is_disconnected(strict_server, room):
+    await human_keeper_narrates(strict_server, room)  # a flood of lines, no Keeper turns
     env = strict_server.env
     stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Frozen", "Talker", "Watcher"))
     stalled = await IrohClient.connect(strict_server.ticket)

@@ -51,7 +51,8 @@ async def test_an_input_to_a_busy_room_waits_with_a_private_notice_then_runs_in_
         assert not [f for f in waiting if f["type"] == "narrative"], "nothing runs while the turn is held"
         release.set()
         await holder
-        heard = [(await second.expect("narrative"))["text"] for _ in range(2)]
+        # Each line's turn (with the Keeper's answer) ends before the next line's starts.
+        heard = [(await second.expect("narrative", speaker="player"))["text"] for _ in range(2)]
     assert heard == ["one", "two"]
 
 

@@ -97,5 +97,5 @@ async def test_turns_from_different_processes_run_one_at_a_time_in_arrival_order
             await client.expect("system")  # queued: proves each input is waiting now
         release.set()
         await holder
-        heard = [(await uno.expect("narrative"))["text"] for _ in names]
+        heard = [(await uno.expect("narrative", speaker="player"))["text"] for _ in names]
     assert heard == [f"{name} acts" for name in names]

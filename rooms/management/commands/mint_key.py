@@ -1,6 +1,9 @@
-"""`manage.py mint_key --room R --name N [--role player|keeper]`."""
+"""`manage.py mint_key --room R --name N [--role player|keeper] [--expires-in SECONDS]
+[--purpose join|chat_bind]`."""
 
 from __future__ import annotations
+
+import datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -14,14 +17,37 @@ class Command(BaseCommand):
         parser.add_argument("--room", required=True, help="room the key joins")
         parser.add_argument("--name", required=True, help="the member's display name")
         parser.add_argument("--role", choices=["player", "keeper"], default="player")
+        parser.add_argument("--purpose", choices=["join", "chat_bind"], default="join")
+        parser.add_argument(
+            "--expires-in",
+            type=int,
+            default=None,
+            help="seconds the key lives (60 to 30 days); forever if left out",
+        )
 
-    def handle(self, *args: object, room: str, name: str, role: str, **options: object) -> None:
+    def handle(
+        self,
+        *args: object,
+        room: str,
+        name: str,
+        role: str,
+        purpose: str,
+        expires_in: int | None,
+        **options: object,
+    ) -> None:
         try:
-            minted = key_mint(room=room, name=name, role=role)
+            minted = key_mint(room=room, name=name, role=role, purpose=purpose, expires_in=expires_in)
         except KeyAdminError as exc:
             raise CommandError(str(exc)) from None
+        access_key = minted.access_key
+        kind = "chat_bind token" if purpose == "chat_bind" else f"{role} key"
+        expiry = (
+            f" It expires at {access_key.expires_at.astimezone(datetime.UTC):%Y-%m-%dT%H:%M:%SZ}."
+            if access_key.expires_at
+            else ""
+        )
         self.stderr.write(
-            f"Minted a {role} key for {minted.access_key.name} in room "
-            f"{minted.access_key.room.name}. It is shown once; store it now."
+            f"Minted a {kind} for {access_key.name} in room {access_key.room.name}.{expiry} "
+            "It is shown once; store it now."
         )
         self.stdout.write(minted.key)

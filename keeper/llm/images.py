@@ -1,0 +1,107 @@
+"""Drawing an image through any OpenAI-compatible images API (the `openai` SDK's
+`images.generate`): portraits for `.avatar gen`, scenes and handouts for the Keeper.
+
+An endpoint answers with the image itself (`b64_json`) or with a link to it; either
+way what comes back must be a PNG, JPEG, WebP or GIF within the media size limit
+before it is stored as the room's media.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+import openai
+from django.conf import settings
+
+from keeper.llm.config import ImageGenConfig
+from loreweaver.i18n import Refusal, _
+from media_store.models import MediaItem
+from media_store.services import Uploader, store_bytes
+
+# How an image file starts, by type.
+SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
+
+
+class ImageError(Refusal):
+    """An image that could not be drawn; the message says why."""
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """An image the endpoint drew."""
+
+    data: bytes
+    mime: str
+
+
+def mime_of(data: bytes) -> str | None:
+    """The image type of `data` by its first bytes, or None for anything else."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((mime for signature, mime in SIGNATURES if data.startswith(signature)), None)
+
+
+def draw(config: ImageGenConfig, prompt: str) -> Drawing:
+    """Ask the endpoint for one image of `prompt` (blocking: call it from a worker thread)."""
+    client = openai.OpenAI(
+        api_key=config.api_key or "not-needed",
+        base_url=config.base_url,
+        timeout=settings.TRPG_LLM_TIMEOUT,
+        max_retries=settings.TRPG_LLM_RETRIES,
+    )
+    try:
+        response = client.images.generate(model=config.model, prompt=prompt[:4000], size=config.size, n=1)
+    except openai.OpenAIError as failure:
+        raise ImageError(
+            _("The image endpoint did not draw it ({why})."), why=failure.__class__.__name__
+        ) from None
+    image = response.data[0] if response.data else None
+    if image is not None and image.b64_json:
+        try:
+            data = base64.b64decode(image.b64_json, validate=True)
+        except (binascii.Error, ValueError):
+            data = b""
+    elif image is not None and image.url and image.url.startswith(("https://", "http://")):
+        data = _download(image.url)
+    else:
+        data = b""
+    mime = mime_of(data)
+    if mime is None:
+        raise ImageError(_("The image endpoint answered with something that is not an image."))
+    if len(data) > settings.TRPG_MEDIA_IMAGE_MAX:
+        raise ImageError(_("The drawn image is larger than this server accepts."))
+    return Drawing(data, mime)
+
+
+def store_drawing(uploader: Uploader, title: str, drawn: Drawing) -> MediaItem:
+    """Store a drawing as the room's media, as `uploader` (limits and quotas apply).
+    Raises `MediaError`."""
+    name = f"{title.strip()[:100] or 'image'}.{EXTENSIONS[drawn.mime]}"
+    return store_bytes(uploader, name=name, mime=drawn.mime, data=drawn.data)
+
+
+def _download(url: str) -> bytes:
+    """The image behind the endpoint's link, read no further than the size limit."""
+    limit = settings.TRPG_MEDIA_IMAGE_MAX
+    try:
+        with urllib.request.urlopen(url, timeout=settings.TRPG_LLM_TIMEOUT) as response:
+            data = response.read(limit + 1)
+    except (urllib.error.URLError, OSError) as failure:
+        raise ImageError(
+            _("The image endpoint did not draw it ({why})."), why=failure.__class__.__name__
+        ) from None
+    if len(data) > limit:
+        raise ImageError(_("The drawn image is larger than this server accepts."))
+    return data

@@ -1,0 +1,106 @@
+"""`.module`: show the room's module; a keeper sets one by hand, imports a file from the
+modules folder, or imports pasted text (see `keeper.modules`)."""
+
+from __future__ import annotations
+
+from keeper import forge, modules
+from keeper.commands import Caller, CommandReply, FollowUp, command, keeper_refusal
+from keeper.llm import config as llm_config
+from keeper.models import Story
+from loreweaver.i18n import _
+
+
+@command(
+    "module",
+    help=_(
+        "the module: .module; keeper: .module <file> (from the modules folder), .module import <text>, "
+        ".module set <title> | <intro for players> | <truth>"
+    ),
+)
+def module(arguments: str, caller: Caller) -> CommandReply:
+    word, _sep, rest = arguments.strip().partition(" ")
+    if not word:
+        return _show(caller)
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    if word.lower() == "set":
+        return _set(rest, caller)
+    try:
+        if word.lower() == "import":
+            if not rest.strip():
+                return CommandReply(caller.say(_("Paste the module after .module import.")))
+            return _import(rest, "imported", caller)
+        path = modules.module_file(arguments)
+        text = modules.read_text(path)
+        if path.suffix.lower() in (".yaml", ".yml"):
+            return _installed(modules.from_yaml(text, modules.slug(path.stem)), caller)
+        return _import(text, modules.slug(path.stem), caller)
+    except modules.ModuleError as refused:
+        return CommandReply(refused.message(caller.locale))
+
+
+def _show(caller: Caller) -> CommandReply:
+    story = Story.objects.filter(room_id=caller.room_id).first()
+    if story is None or not story.module_title:
+        return CommandReply(caller.say(_("No module yet.")))
+    text = caller.say(_("Module: {t}"), t=story.module_title) + "\n" + story.module_intro
+    if caller.is_keeper and story.module_truth:
+        text += "\n" + caller.say(_("Truth (keeper only): {t}"), t=story.module_truth)
+    return CommandReply(text)
+
+
+def _set(rest: str, caller: Caller) -> CommandReply:
+    title, _sep, more = rest.partition("|")
+    intro, _sep, truth = more.partition("|")
+    if not title.strip():
+        return CommandReply(caller.say(_("Use .module set <title> | <intro> | <truth>.")))
+    story = Story.of(caller.room_id)
+    story.module_id = "custom"
+    story.module_title = title.strip()[:200]
+    story.module_intro = intro.strip()[:4000]
+    story.module_truth = truth.strip()[:4000]
+    story.save()
+    return CommandReply(caller.say(_("Module {t} set."), t=story.module_title))
+
+
+def _import(text: str, module_id: str, caller: Caller) -> CommandReply:
+    """With a model, it drafts the module (after a first reply, since it takes a while);
+    without one, the text's headings make it at once."""
+    config = llm_config.resolve()
+    if not config.usable:
+        return _installed(modules.from_headings(text, module_id), caller)
+
+    def finish(draft: object) -> CommandReply:
+        note = ""
+        try:
+            if isinstance(draft, Exception):
+                raise modules.ModuleError(_("The model did not answer."))
+            document = modules.from_yaml(str(draft), module_id)
+        except modules.ModuleError as unusable:
+            note = caller.say(
+                _("The model's draft was not usable ({why}): the text's headings were read instead."),
+                why=unusable.message(caller.locale),
+            )
+            document = modules.from_headings(text, module_id)
+        reply = _installed(document, caller)
+        reply.text = (note + "\n" + reply.text).strip()
+        return reply
+
+    return CommandReply(
+        caller.say(_("The model is drafting the module from the text…")),
+        follow_up=FollowUp(lambda: forge.draft(config, "module_import", text), finish),
+    )
+
+
+def _installed(document: forge.ModuleDocument, caller: Caller) -> CommandReply:
+    modules.install(caller.room_id, document)
+    return CommandReply(
+        caller.say(
+            _(
+                "Module {t} imported; NPCs added: {n}. "
+                "Players see its intro (.module); its truth is for keepers."
+            ),
+            t=document.title,
+            n=len(document.npcs),
+        )
+    )

@@ -1,0 +1,208 @@
+"""Modules a keeper brings into a room: a file from the data directory's `modules/`
+folder (`.module <file>`) or pasted text (`.module import <text>`).
+
+A file is named, never pathed: the name may not hold a separator or `..`, and what it
+resolves to must sit directly in the folder. A model, when one is configured, drafts
+the title, the intro for the players, the keeper's truth and the NPCs from the text;
+without one (or when its draft does not validate) the text's own headings are read:
+the first heading is the title, the text under it (or under an "Intro" heading) is
+what the players may know, a "Truth" or "Secret" heading is the keeper's alone, and an
+"NPCs" heading lists the cast. A section with any other heading is kept for the keeper
+too: an imported text never tells the players more than it marks as theirs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from django.db import transaction
+from pydantic import ValidationError
+
+from keeper.forge import ModuleDocument
+from keeper.models import Npc, Story
+from loreweaver.i18n import Refusal, _
+
+SUFFIXES = (".md", ".markdown", ".txt", ".yaml", ".yml")
+MAX_FILE_BYTES = 256 * 1024
+
+# Section headings, lower-cased, in both languages.
+INTRO_HEADINGS = {"intro", "introduction", "players", "for the players", "background", "简介", "背景", "开场"}
+TRUTH_HEADINGS = {
+    "truth",
+    "secret",
+    "secrets",
+    "keeper",
+    "keeper only",
+    "the truth",
+    "真相",
+    "秘密",
+    "守秘人",
+}
+NPC_HEADINGS = {"npcs", "npc", "characters", "cast", "人物", "角色", "非玩家角色"}
+SCENE_HEADINGS = {"scene", "opening scene", "start", "场景", "开场场景"}
+_SECRET_LINE = re.compile(r"^\s*(?:secret|秘密)\s*[:：]\s*(?P<text>.+)$", re.I)
+_LIST_NPC = re.compile(r"^\s*[-*]\s*(?:\*\*)?(?P<name>[^:*：]+?)(?:\*\*)?\s*[:：]\s*(?P<persona>.*)$")
+
+
+class ModuleError(Refusal):
+    """A module that cannot be imported as asked; the message says why."""
+
+
+def modules_dir() -> Path:
+    """The folder `.module <file>` reads from."""
+    return Path(settings.DATA_DIR) / "modules"
+
+
+def available() -> list[str]:
+    """The module files a keeper can name, sorted."""
+    folder = modules_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+
+
+def module_file(name: str) -> Path:
+    """The file `name` means in the modules folder (its suffix may be left out).
+
+    Raises `ModuleError` for a path rather than a name, and for a file that is not
+    there, is too large or is not text.
+    """
+    name = name.strip()
+    if not name or "/" in name or "\\" in name or ".." in name or name.startswith(".") or "\0" in name:
+        raise ModuleError(
+            _("Give a file name from the modules folder, not a path: {name} is refused."), name=name[:80]
+        )
+    folder = modules_dir().resolve()
+    candidates = [name] if Path(name).suffix.lower() in SUFFIXES else [name + s for s in SUFFIXES]
+    for candidate in candidates:
+        path = (folder / candidate).resolve()
+        if path.parent != folder:  # a link that leads out of the folder
+            raise ModuleError(
+                _("Give a file name from the modules folder, not a path: {name} is refused."), name=name[:80]
+            )
+        if path.is_file():
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ModuleError(_("{name} is larger than 256 KiB."), name=candidate)
+            return path
+    files = ", ".join(available()) or "-"
+    raise ModuleError(
+        _("There is no module file called {name}. Files in the modules folder: {files}"),
+        name=name,
+        files=files,
+    )
+
+
+def read_text(path: Path) -> str:
+    """A module file's text (UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ModuleError(_("{name} is not a UTF-8 text file."), name=path.name) from None
+
+
+def slug(name: str) -> str:
+    """A module id from a file name or title."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "imported"
+
+
+def from_yaml(text: str, module_id: str) -> ModuleDocument:
+    """A module written as YAML (what `admin_generate` saves, or a model's draft)."""
+    try:
+        data = yaml.safe_load(text)
+        if not isinstance(data, dict):
+            raise ModuleError(_("The module is not a YAML mapping."))
+        return ModuleDocument.model_validate({**data, "id": data.get("id") or module_id})
+    except yaml.YAMLError:
+        raise ModuleError(_("The module's YAML cannot be read.")) from None
+    except ValidationError as invalid:
+        first = invalid.errors()[0]
+        raise ModuleError(
+            _("The module's {field} is not valid: {why}"),
+            field=".".join(str(p) for p in first["loc"]),
+            why=first["msg"],
+        ) from None
+
+
+def from_headings(text: str, module_id: str) -> ModuleDocument:
+    """A module read off its text's headings (see the module docstring)."""
+    title, sections = _sections(text)
+    intro, truth, scene, npcs = [], [], "", []
+    for heading, body in sections:
+        word = heading.strip().strip("*#: ").lower()
+        if heading == "" or word in INTRO_HEADINGS:
+            intro.append(body)
+        elif word in TRUTH_HEADINGS:
+            truth.append(body)
+        elif word in SCENE_HEADINGS:
+            scene = next((line.strip() for line in body.splitlines() if line.strip()), "")
+        elif word in NPC_HEADINGS:
+            npcs += _npcs(body)
+        else:
+            truth.append(f"{heading.strip()}\n{body}".strip())
+    document = {
+        "id": module_id,
+        "title": title[:200] or module_id,
+        "intro": "\n\n".join(p for p in intro if p)[:4000] or title[:200] or module_id,
+        "truth": "\n\n".join(p for p in truth if p)[:4000],
+        "scene": scene[:200],
+        "npcs": npcs[:20],
+    }
+    return ModuleDocument.model_validate(document)
+
+
+def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """The title (the first heading, or the first line) and the (heading, body) pairs
+    under second-level headings; text before any of them has the heading ""."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    title = ""
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines:
+        title = lines.pop(0).strip().lstrip("#").strip()
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for line in lines:
+        heading = re.match(r"^#{1,2}\s+(?P<h>.+?)\s*#*\s*$", line)
+        if heading:
+            sections.append((heading.group("h"), []))
+        else:
+            sections[-1][1].append(line)
+    return title, [(h, "\n".join(body).strip()) for h, body in sections]
+
+
+def _npcs(body: str) -> list[dict]:
+    """NPCs under an NPC heading: `### Name` blocks, or `- Name: persona` items; a line
+    `Secret: ...` is the NPC's secret."""
+    found: list[dict] = []
+    for line in body.splitlines():
+        block = re.match(r"^#{3,}\s+(?P<name>.+?)\s*#*\s*$", line)
+        item = _LIST_NPC.match(line)
+        secret = _SECRET_LINE.match(line)
+        if block or item:
+            name = (block or item).group("name").strip()[:64]
+            found.append(
+                {"name": name, "persona": item.group("persona").strip() if item else "", "secret": ""}
+            )
+        elif secret and found:
+            found[-1]["secret"] = (found[-1]["secret"] + " " + secret.group("text").strip()).strip()[:2000]
+        elif line.strip() and found:
+            found[-1]["persona"] = (found[-1]["persona"] + " " + line.strip()).strip()[:2000]
+    return found
+
+
+def install(room_id: int, document: ModuleDocument) -> None:
+    """Make the module the room's: its title, intro, truth and opening scene replace the
+    current module's, and its NPCs join the cast (one of the same name is updated)."""
+    with transaction.atomic():
+        story = Story.of(room_id)
+        story.module_id, story.module_title = document.id, document.title
+        story.module_intro, story.module_truth = document.intro, document.truth
+        if document.scene:
+            story.scene_name = document.scene
+        story.save()
+        for npc in document.npcs:
+            Npc.objects.update_or_create(
+                room_id=room_id, name=npc.name, defaults={"persona": npc.persona, "secret": npc.secret}
+            )

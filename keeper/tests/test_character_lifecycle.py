@@ -1,0 +1,133 @@
+"""A character from first roll to deletion: `.genchar` rolls one to look at before it is
+kept, `.st finalize` recomputes what the pack derives, `.st delete` asks first
+(docs/rules.md, "The command dialect")."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+from keeper import characters
+from keeper.commands import Caller, dispatch
+from keeper.models import Character
+from rooms.services import room_get_or_create
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
+
+
+@pytest.fixture(autouse=True)
+def no_pending_questions():
+    """Rolled drafts and delete questions wait in the cache: none carry over between tests."""
+    cache.clear()
+
+
+@pytest.fixture
+def ann() -> Caller:
+    return Caller(room_get_or_create(name="lifecycle").pk, "tui:aaaaaaaa", "Ann", False, "en")
+
+
+def _mine(caller: Caller) -> list[Character]:
+    return list(Character.objects.filter(room_id=caller.room_id, owner=caller.member_id))
+
+
+@pytest.mark.parametrize(
+    ("system", "attributes", "shown"),
+    [
+        ("coc", ["STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU"], ["Build", "Damage bonus", "Move"]),
+        ("dnd", ["STR", "DEX", "CON", "INT", "WIS", "CHA"], ["AC", "STR mod", "CHA mod"]),
+    ],
+)
+def test_genchar_shows_a_rolled_character_and_keeps_it_only_when_asked(ann, system, attributes, shown):
+    rolled = dispatch(f".genchar {system}", ann)
+    assert rolled.private and all(a in rolled.text for a in attributes + shown)
+    assert _mine(ann) == [], "nothing is kept yet"
+    kept = dispatch(".genchar keep Vesper", ann)
+    assert not kept.private and "Vesper" in kept.text
+    vesper = characters.active_character(ann.room_id, ann.member_id)
+    assert vesper.name == "Vesper" and vesper.system == {"coc": "coc7", "dnd": "dnd5e"}[system]
+    values = " ".join(f"{k}{vesper.attributes[k]}" for k in attributes)
+    assert values in rolled.text, "the character kept is the one shown"
+    assert "Nothing to keep" in dispatch(".genchar keep Again", ann).text
+
+
+def test_genchar_rolls_by_the_packs_rules(ann):
+    for _ in range(20):
+        dispatch(".genchar coc", ann)
+        dispatch(".genchar keep", ann)
+        investigator = characters.active_character(ann.room_id, ann.member_id)
+        assert all(v % 5 == 0 and 15 <= v <= 90 for v in investigator.attributes.values())
+        assert (
+            investigator.resources["hp"]
+            == (investigator.attributes["CON"] + investigator.attributes["SIZ"]) // 10
+        )
+        dispatch(".genchar dnd", ann)
+        dispatch(".genchar keep", ann)
+        adventurer = characters.active_character(ann.room_id, ann.member_id)
+        assert all(3 <= v <= 18 for v in adventurer.attributes.values())
+
+
+def test_genchar_with_no_system_uses_the_rooms_and_refuses_an_unknown_one(ann):
+    assert "Call of Cthulhu" in dispatch(".genchar", ann).text
+    refused = dispatch(".genchar gurps", ann).text
+    assert "gurps" in refused and "coc" in refused and "dnd" in refused
+
+
+def test_finalize_recomputes_coc_vitals_build_damage_bonus_and_move(ann):
+    dispatch(".coc Harvey", ann)
+    dispatch(".st STR50 CON60 SIZ70 DEX60 POW55", ann)
+    dispatch(".st HP-5 SAN-10", ann)
+    reply = dispatch(".st finalize", ann).text
+    harvey = characters.active_character(ann.room_id, ann.member_id)
+    assert (harvey.resources["hp"], harvey.resources["mp"], harvey.resources["san"]) == (13, 11, 55)
+    assert "Build 0" in reply and "Damage bonus 0" in reply and "Move 7" in reply
+    dispatch(".st STR80 SIZ60 DEX70", ann)
+    reply = dispatch(".st finalize", ann).text
+    assert "Build 1" in reply and "Damage bonus +1d4" in reply and "Move 9" in reply
+
+
+def test_finalize_recomputes_dnd_hit_points_armour_class_and_modifiers(ann):
+    dispatch(".dnd Vex", ann)
+    dispatch(".st STR16 DEX14 CON12 INT8 WIS10 CHA13", ann)
+    dispatch(".st HP-3", ann)
+    reply = dispatch(".st finalize", ann).text
+    assert characters.active_character(ann.room_id, ann.member_id).resources["hp"] == 11
+    for reading in (
+        "AC 12",
+        "STR mod +3",
+        "DEX mod +2",
+        "CON mod +1",
+        "INT mod -1",
+        "WIS mod +0",
+        "CHA mod +1",
+    ):
+        assert reading in reply
+
+
+def test_finalize_reads_in_the_viewers_language(ann):
+    dispatch(".coc Harvey", ann)
+    zh = Caller(ann.room_id, ann.member_id, ann.name, False, "zh")
+    reply = dispatch(".st finalize", zh).text
+    assert "已定稿" in reply and "体格" in reply and "移动力" in reply
+
+
+def test_st_delete_asks_first_and_deletes_only_on_confirm(ann):
+    dispatch(".coc Harvey", ann)
+    assert "Nothing to confirm" in dispatch(".st delete confirm", ann).text
+    assert [c.name for c in _mine(ann)] == ["Harvey"]
+    warning = dispatch(".st delete", ann)
+    assert "Harvey" in warning.text and ".st delete confirm" in warning.text
+    other = Caller(ann.room_id, "tui:bbbbbbbb", "Bo", False, "en")
+    dispatch(".coc Bo", other)
+    assert "Nothing to confirm" in dispatch(".st delete confirm", other).text, "Ann's question is Ann's"
+    done = dispatch(".st delete confirm", ann)
+    assert not done.private and "Harvey" in done.text
+    assert _mine(ann) == [] and [c.name for c in _mine(other)] == ["Bo"]
+    assert ".coc" in dispatch(".st", ann).text
+
+
+def test_a_delete_question_expires_with_a_new_character(ann):
+    dispatch(".coc First", ann)
+    dispatch(".st delete", ann)
+    dispatch(".coc Second", ann)
+    assert "Nothing to confirm" in dispatch(".st delete confirm", ann).text
+    assert sorted(c.name for c in _mine(ann)) == ["First", "Second"]
