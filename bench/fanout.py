@@ -1,10 +1,12 @@
 """Fan-out benchmark: rooms of 6 members broadcasting over WebSocket.
 
-Runs the same workload against this server (`manage.py serve`, WebSocket only) and
-against a minimal broadcast server written with the raw `websockets` library (started
-here, in its own process: it relays each text message to the sender's room and does
-nothing else). Prints delivered story lines per second for both and their ratio; the
-baseline is measured in the same run, so the ratio is what to compare across machines.
+The rooms' keepers have turned the Keeper bot off (`.bot off`), so every line is a
+player's story line and nothing else. Runs the same workload against this server
+(`manage.py serve`, WebSocket only) and against a minimal broadcast server written
+with the raw `websockets` library (started here, in its own process: it relays each
+text message to the sender's room and does nothing else). Prints delivered story lines
+per second for both and their ratio; the baseline is measured in the same run, so the
+ratio is what to compare across machines.
 
     python bench/fanout.py            # full run
     python bench/fanout.py --quick    # the short run CI does
@@ -99,6 +101,19 @@ async def run_workload(url: str, keys_by_room: list[list[str]], lines: int) -> t
     return delivered, elapsed
 
 
+async def human_keepers(url: str, keeper_keys: list[str]) -> None:
+    """Each room's keeper turns the Keeper bot off (`.bot off`): the workload is the
+    players' story lines, with no Keeper turns between them."""
+    for key in keeper_keys:
+        async with websockets.connect(url) as socket:
+            await socket.send(json.dumps({"type": "join", "key": key}))
+            while json.loads(await socket.recv())["type"] != "ui_manifest":
+                pass
+            await socket.send(json.dumps({"type": "input", "text": ".bot off"}))
+            while json.loads(await socket.recv()).get("speaker") != "system":
+                pass
+
+
 def start_raw_server() -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen([sys.executable, "-c", RAW_SERVER], stdout=subprocess.PIPE, text=True)
     port = process.stdout.readline().strip()
@@ -117,8 +132,10 @@ def main() -> None:
     env = create_env(Path(tempfile.mkdtemp(prefix="fanout-")), hosted=hosted_profile())
     try:
         keys_by_room = [[env.mint(f"bench-{r}", f"m{m}") for m in range(MEMBERS)] for r in range(rooms)]
+        keeper_keys = [env.mint(f"bench-{r}", "host", "keeper") for r in range(rooms)]
         server = start_serve(env, "--no-iroh")
         try:
+            asyncio.run(human_keepers(server.ws_url, keeper_keys))
             ours, ours_seconds = asyncio.run(run_workload(server.ws_url, keys_by_room, lines))
         finally:
             server.stop()

@@ -1,6 +1,6 @@
 """Turn benchmark: the server's own overhead in a Keeper turn.
 
-A scripted OpenAI-compatible provider answers at once (`keeper/tests/fake_llm.py`, on
+A scripted OpenAI-compatible provider answers at once (`loreweaver/testing/fake_llm.py`, on
 loopback), so what is measured is the server: from sending an input to the first
 `narrative_delta`, and to `turn_status idle`, p50 and p99. Beside it, in the same run:
 the same figures for a dot command (`.r 1d6`, input to reply), and the scripted
