@@ -12,6 +12,7 @@ import tomli_w
 from django.db import transaction
 from django.utils import timezone
 
+from loreweaver.i18n import Refusal, _
 from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
 from rooms.models import AccessKey, Audience, Purpose, Role, Room, Speaker, TranscriptEntry, TurnEvent
 
@@ -20,31 +21,36 @@ NAME_MAX = 64
 DIGEST_PREFIX = "sha256:"
 
 
-class KeyAdminError(Exception):
-    """A key operation that cannot be done; `code` is the admin_error code."""
+class KeyAdminError(Refusal):
+    """A key operation that cannot be done; `code` is the admin_error code and
+    `message(locale)` says why in the asker's language."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, text: str, **values: object) -> None:
+        super().__init__(text, **values)
         self.code = code
 
 
 class LastKeeperError(KeyAdminError):
     def __init__(self) -> None:
-        super().__init__("last_keeper", "This is the room's last keeper key; mint another keeper key first.")
+        super().__init__(
+            "last_keeper", _("This is the room's last keeper key; mint another keeper key first.")
+        )
 
 
 def _clean_label(value: str, what: str, limit: int) -> str:
     cleaned = " ".join(str(value).split())
     if not cleaned:
-        raise KeyAdminError("bad_request", f"The {what} must not be empty.")
+        raise KeyAdminError("bad_request", _("The {what} must not be empty."), what=what)
     if len(cleaned) > limit:
-        raise KeyAdminError("bad_request", f"The {what} is longer than {limit} characters.")
+        raise KeyAdminError(
+            "bad_request", _("The {what} is longer than {limit} characters."), what=what, limit=limit
+        )
     return cleaned
 
 
 def _clean_role(role: str) -> str:
     if role not in Role.values:
-        raise KeyAdminError("bad_request", f"Role must be 'player' or 'keeper', not {role!r}.")
+        raise KeyAdminError("bad_request", _("Role must be 'player' or 'keeper', not {role!r}."), role=role)
     return role
 
 
@@ -80,10 +86,15 @@ def key_mint(
     role = _clean_role(role)
     name = _clean_label(name, "name", NAME_MAX)
     if purpose not in Purpose.values:
-        raise KeyAdminError("bad_request", f"Purpose must be 'join' or 'chat_bind', not {purpose!r}.")
+        raise KeyAdminError(
+            "bad_request", _("Purpose must be 'join' or 'chat_bind', not {purpose!r}."), purpose=purpose
+        )
     if expires_in is not None and not EXPIRY_MIN <= expires_in <= EXPIRY_MAX:
         raise KeyAdminError(
-            "bad_request", f"A key lives from {EXPIRY_MIN} seconds to {EXPIRY_MAX // 86400} days."
+            "bad_request",
+            _("A key lives from {least} seconds to {most} days."),
+            least=EXPIRY_MIN,
+            most=EXPIRY_MAX // 86400,
         )
     expires_at = timezone.now() + datetime.timedelta(seconds=expires_in) if expires_in else None
     with transaction.atomic():
@@ -183,27 +194,29 @@ def keys_import_toml(path: Path) -> ImportReport:
     try:
         document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise KeyAdminError("bad_request", f"Cannot read {path}: {exc}") from None
+        raise KeyAdminError("bad_request", _("Cannot read {path}: {why}"), path=path, why=exc) from None
     except tomllib.TOMLDecodeError as exc:
-        raise KeyAdminError("bad_request", f"{path} is not valid TOML: {exc}") from None
+        raise KeyAdminError("bad_request", _("{path} is not valid TOML: {why}"), path=path, why=exc) from None
 
     rows = []
     for position, (table_name, entry) in enumerate(document.items(), start=1):
         # Name an entry by its position, never by its key: the key is a secret.
         where = f"entry {position} of {path}"
         if not isinstance(entry, dict):
-            raise KeyAdminError("bad_request", f"{where} is not a table.")
+            raise KeyAdminError("bad_request", _("{where} is not a table."), where=where)
         room = _clean_label(entry.get("room", ""), f"room of {where}", ROOM_NAME_MAX)
         try:
             role = _clean_role(entry.get("role", Role.PLAYER))
         except KeyAdminError as exc:
-            raise KeyAdminError("bad_request", f"{where}: {exc}") from None
+            raise KeyAdminError("bad_request", _("{where}: {why}"), where=where, why=exc) from None
         if table_name.startswith(DIGEST_PREFIX):
             digest = table_name[len(DIGEST_PREFIX) :]
             member_id = str(entry.get("member_id", ""))
             masked = str(entry.get("key_masked", "****"))
             if not is_digest(digest) or not member_id.startswith("tui:"):
-                raise KeyAdminError("bad_request", f"{where} needs a sha256 digest and a member_id.")
+                raise KeyAdminError(
+                    "bad_request", _("{where} needs a sha256 digest and a member_id."), where=where
+                )
         elif table_name:
             digest, member_id, masked = (
                 key_digest(table_name),
@@ -211,7 +224,7 @@ def keys_import_toml(path: Path) -> ImportReport:
                 mask_key(table_name),
             )
         else:
-            raise KeyAdminError("bad_request", f"{where} has an empty key.")
+            raise KeyAdminError("bad_request", _("{where} has an empty key."), where=where)
         # As in the reference keystore, a nameless key shows its member id.
         name = _clean_label(entry.get("name") or member_id, f"name of {where}", NAME_MAX)
         rows.append((digest, member_id, masked, room, name, role))

@@ -15,7 +15,8 @@ from keeper.models import TableSettings
 
 
 async def offline_keeper_plays() -> bool:
-    """Whether no usable model is configured, so the sample Keeper plays."""
+    """Whether no usable model is configured, so an offline Keeper (the sample
+    adventure's, or the phrasebook's) plays."""
     config = await database_sync_to_async(llm_config.resolve)()
     return not config.usable
 

@@ -27,7 +27,7 @@ from django.conf import settings
 from keeper import game
 from keeper.kp.sample import CHUNK_PAUSE, chunks
 from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
-from keeper.models import Npc, Story, TableSettings
+from keeper.models import Npc, Story
 from rooms.models import Speaker, TranscriptEntry
 
 PHRASEBOOK = Path(__file__).with_name("phrasebook.yaml")
@@ -79,7 +79,8 @@ def intent_of(line: str) -> str | None:
 
 
 class OfflineKeeper:
-    """The offline Keeper of one room, answering one member's line."""
+    """The offline Keeper of one room, answering one member's line in the room's
+    language (`locale`, as the turn resolved it)."""
 
     def __init__(self, room_id: int, member_id: str, locale: str) -> None:
         self.room_id = room_id
@@ -101,12 +102,11 @@ class OfflineKeeper:
         place = (story.scene_name or story.module_title) if story else ""
         line = latest.text if latest else ""
         npc = next((n.name for n in Npc.objects.filter(room_id=self.room_id) if _names_npc(line, n.name)), "")
-        locale = TableSettings.of(self.room_id).language or self.locale
         return Scene(
-            locale=locale,
+            locale=self.locale,
             line=line,
             actor=actor,
-            place=place or book["place"][locale],
+            place=place or book["place"][self.locale],
             npc=npc,
             first_time=not TranscriptEntry.objects.filter(
                 room_id=self.room_id, speaker=Speaker.KEEPER

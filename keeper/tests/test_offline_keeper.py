@@ -5,25 +5,12 @@ the room's language; `.bot off` hands the narration to a human keeper
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 
-from loreweaver.testing.clients import IrohClient, WsClient, settle, turn_shape, until_idle
+from loreweaver.testing.clients import IrohClient, WsClient, keeper_and_player, settle, turn_shape, until_idle
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@contextlib.asynccontextmanager
-async def _keeper_and_player(server, room: str, player_name: str):
-    """A keeper (Kay) and a player at the table, both joined."""
-    async with (
-        await WsClient.connect(server.ws_url) as keeper,
-        await WsClient.connect(server.ws_url) as player,
-    ):
-        await keeper.join(server.env.mint(room, "Kay", "keeper"))
-        await player.join(server.env.mint(room, player_name))
-        yield keeper, player
 
 
 async def _turn_after(client, line: str) -> list[dict]:
@@ -70,7 +57,7 @@ async def test_a_fresh_room_with_no_model_answers_with_a_real_check(server, room
 
 
 async def test_a_zh_room_is_answered_in_chinese(server, room):
-    async with _keeper_and_player(server, room, "Lin") as (keeper, player):
+    async with keeper_and_player(server, room, "Lin") as (keeper, player):
         await keeper.say(".language zh")
         await keeper.expect("narrative", speaker="system")
         await settle(player)
@@ -83,7 +70,7 @@ async def test_a_zh_room_is_answered_in_chinese(server, room):
 
 
 async def test_the_offline_keeper_voices_an_npc_and_keeps_the_secrets(server, room):
-    async with _keeper_and_player(server, room, "Pip") as (keeper, player):
+    async with keeper_and_player(server, room, "Pip") as (keeper, player):
         await keeper.say(".npc add Silas Reed | the lighthouse keeper | SECRET-he-rang-the-bell")
         await keeper.expect("narrative", speaker="system")
         await keeper.say(".module set The Bell | A bell rings at night. | TRUTH-the-bell-is-a-signal")
@@ -106,7 +93,7 @@ async def test_the_offline_keeper_voices_an_npc_and_keeps_the_secrets(server, ro
 
 
 async def test_bot_off_leaves_the_line_to_the_human_keeper_and_bot_on_brings_the_keeper_back(server, room):
-    async with _keeper_and_player(server, room, "Pip") as (keeper, player):
+    async with keeper_and_player(server, room, "Pip") as (keeper, player):
         await keeper.say(".bot off")
         announced = await player.expect("narrative", speaker="system")
         assert "human keeper" in announced["text"]

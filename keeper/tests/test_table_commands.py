@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import WsClient, human_keeper_narrates
+from loreweaver.testing.clients import WsClient, human_keeper_narrates, keeper_and_player
 
 
 async def test_reset_needs_a_confirmation_and_then_clears_the_story_for_everyone(server, room):
@@ -49,13 +49,7 @@ async def test_a_checkpoint_saves_and_loads_the_room(server, room):
 
 
 async def test_the_keeper_sets_the_room_language(server, room):
-    keeper_key, player_key = server.env.mint(room, "Keeper", "keeper"), server.env.mint(room, "Player")
-    async with (
-        await WsClient.connect(server.ws_url) as keeper,
-        await WsClient.connect(server.ws_url) as player,
-    ):
-        await keeper.join(keeper_key)
-        await player.join(player_key)
+    async with keeper_and_player(server, room) as (keeper, player):
         await player.say(".language zh")
         assert "keeper" in (await player.expect("narrative", speaker="system"))["text"].lower()
         await keeper.say(".language zh")

@@ -272,3 +272,15 @@ def turn_shape(frames: list[dict]) -> list[str]:
         if not (labels and labels[-1] == label == "delta"):
             labels.append(label)
     return labels
+
+
+@contextlib.asynccontextmanager
+async def keeper_and_player(server: Any, room: str, player_name: str = "Player") -> AsyncIterator[tuple]:
+    """A keeper (Kay) and a player at the room's table over WebSocket, both joined."""
+    async with (
+        await WsClient.connect(server.ws_url) as keeper,
+        await WsClient.connect(server.ws_url) as player,
+    ):
+        await keeper.join(server.env.mint(room, "Kay", "keeper"))
+        await player.join(server.env.mint(room, player_name))
+        yield keeper, player

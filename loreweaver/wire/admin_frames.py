@@ -113,7 +113,7 @@ def _mint_key(frame: inbound.AdminMintKey, admin: Admin) -> dict:
             expires_in=frame.expires_in,
         )
     except services.KeyAdminError as exc:
-        return admin.error("bad_request", detail=str(exc))
+        return admin.error("bad_request", detail=exc.message(admin.locale))
     return _roster(admin, minted)
 
 
@@ -128,7 +128,7 @@ def _update_key(frame: inbound.AdminUpdateKey, admin: Admin) -> dict:
     except services.LastKeeperError:
         return admin.error("last_keeper")
     except services.KeyAdminError as exc:
-        return admin.error("bad_request", detail=str(exc))
+        return admin.error("bad_request", detail=exc.message(admin.locale))
     return _roster(admin)
 
 
