@@ -34,8 +34,10 @@ async def model_for_room(room_id: int, member_id: str = "", locale: str = "") ->
 
 
 def bot_on(room_id: int) -> bool:
-    """Whether a Keeper bot answers the room (`.bot on`, the default)."""
-    return TableSettings.of(room_id).bot
+    """Whether a Keeper bot answers the room (`.bot on`, the default). A read only: a
+    room without settings yet gets none made here (joins ask this)."""
+    chosen = TableSettings.objects.filter(room_id=room_id).values_list("bot", flat=True).first()
+    return True if chosen is None else chosen
 
 
 async def demo_offered(room_id: int) -> bool:
