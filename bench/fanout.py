@@ -1,15 +1,27 @@
-"""Fan-out benchmark: rooms of 6 members broadcasting over WebSocket.
+"""Fan-out benchmark: rooms of 6 members playing over WebSocket, in a closed loop.
 
-The rooms' keepers have turned the Keeper bot off (`.bot off`), so every line is a
-player's story line and nothing else. Runs the same workload against this server
-(`manage.py serve`, WebSocket only) and against a minimal broadcast server written
-with the raw `websockets` library (started here, in its own process: it relays each
-text message to the sender's room and does nothing else). Prints delivered story lines
-per second for both and their ratio; the baseline is measured in the same run, so the
-ratio is what to compare across machines.
+Two workloads; in both, each member sends its next input only once its own reply came
+back (as a person at a keyboard would, only faster):
 
-    python bench/fanout.py            # full run
-    python bench/fanout.py --quick    # the short run CI does
+- `lines`: story lines in rooms whose keeper turned the Keeper bot off (`.bot off`), so
+  every input is a player's line and nothing answers it but the line itself;
+- `roll`: the dice command `.r 1d6`, whose reply is the room's `dice` frame.
+
+Each runs against this server (`manage.py serve --no-iroh`) and against a minimal
+relay written with the raw `websockets` library, started here in its own process: it
+relays a line (or rolls a die with `random`) to the sender's room and does nothing
+else. Printed per run: frames delivered per second, the ratio to the relay, p50/p99 of
+input to own reply, and the CPU seconds of every process involved (the servers, and on
+the hosted profile Postgres and Redis). The relay is measured in the same run, so the
+ratio is what compares across machines and runs.
+
+    python bench/fanout.py                    # full run, both workloads
+    python bench/fanout.py --quick            # the short run CI does
+    python bench/fanout.py --against 783218d  # the same runs on another revision, side by side
+    python bench/fanout.py --processes 2      # hosted: 2 server processes and the Iroh
+                                              # sidecar, members spread round-robin, beside 1
+    python bench/fanout.py --idle 3000        # the active rooms again with 3,000 silent members
+    python bench/fanout.py --profile DIR      # the server under py-spy (see bench/README.md)
 """
 
 from __future__ import annotations
@@ -21,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import websockets
@@ -28,26 +42,48 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+from bench.common import checkout, percentile, profiler, services_meter, short_revision  # noqa: E402
+from loreweaver.testing.servers import (  # noqa: E402
+    ServerProcess,
+    create_env,
+    destroy_env,
+    hosted_profile,
+    start_iroh_sidecar,
+    start_serve,
+)
 
 MEMBERS = 6
+IDLE_PER_ROOM = 10
+# The bench is the only client: limits meant for strangers would only measure themselves.
+SERVER_SETTINGS = {
+    "TRPG_TUI__MAX_CONNECTIONS": "20000",
+    # Rate limiting stays on (its cost is part of every input), with room for the load.
+    "TRPG_RATE__BURST": "1000000",
+    "TRPG_RATE__REFILL_SECONDS": "0.001",
+}
 
 RAW_SERVER = r"""
-import asyncio, json, sys
+import asyncio, json, random, sys
 import websockets
 
 rooms = {}
 
 async def handle(socket):
     join = json.loads(await socket.recv())
-    members = rooms.setdefault(join["key"].split("/")[0], set())
+    room, name = join["key"].split("/")
+    members = rooms.setdefault(room, set())
     members.add(socket)
     await socket.send(json.dumps({"type": "welcome"}))
     try:
         async for message in socket:
-            frame = json.loads(message)
-            line = json.dumps({"type": "narrative", "speaker": "player", "text": frame["text"]})
-            websockets.broadcast(members, line)
+            text = json.loads(message)["text"]
+            if text.startswith(".r "):
+                face = random.randint(1, 6)
+                frame = {"type": "dice", "actor": name, "kind": "roll", "expr": "1d6",
+                         "rolls": [face], "total": face}
+            else:
+                frame = {"type": "narrative", "speaker": "player", "name": name, "text": text}
+            websockets.broadcast(members, json.dumps(frame))
     finally:
         members.discard(socket)
 
@@ -60,106 +96,329 @@ asyncio.run(main())
 """
 
 
-async def run_workload(url: str, keys_by_room: list[list[str]], lines: int) -> tuple[int, float]:
-    """Every member says `lines` lines, each once its previous one came back (as a
-    person at a keyboard would, only faster); returns (story lines delivered, seconds)."""
+@dataclass(frozen=True)
+class Workload:
+    """What a member sends, and which frames are the deliveries counted."""
+
+    name: str
+    title: str
+    text: Callable[[int, int], str]  # (member index, input number) -> input text
+    delivered: Callable[[dict], bool]
+    own: Callable[[dict, int], bool]  # is this delivery the reply to member i's input?
+
+
+def _member_name(member: int) -> str:
+    return f"m{member % MEMBERS}"
+
+
+WORKLOADS = {
+    "lines": Workload(
+        "lines",
+        "story lines, Keeper bot off",
+        lambda member, n: f"member {member} line {n}",
+        lambda frame: frame.get("type") == "narrative" and frame.get("speaker") == "player",
+        lambda frame, member: frame["text"].startswith(f"member {member} "),
+    ),
+    "roll": Workload(
+        "roll",
+        "closed-loop .r 1d6",
+        lambda member, n: ".r 1d6",
+        lambda frame: frame.get("type") == "dice",
+        lambda frame, member: frame.get("actor") == _member_name(member),
+    ),
+}
+
+
+@dataclass
+class Result:
+    delivered: int
+    seconds: float
+    latencies: list[float]
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.delivered / self.seconds
+
+
+@dataclass
+class Target:
+    """A running group of servers (or the relay), with how to reach and meter it."""
+
+    label: str
+    urls: list[str]
+    ready_type: str  # the last frame of a join
+    servers: list[ServerProcess] = field(default_factory=list)
+    hosted: bool = False
+
+    def meter(self):
+        parts: dict[str, list[int]] = {}
+        for n, server in enumerate(self.servers):
+            name = "sidecar" if server.args[0] == "iroh_serve" else f"server {n + 1}"
+            parts[name] = [server.pid]
+        return services_meter(self.hosted, parts)
+
+
+async def _join(url: str, key: str, ready_type: str) -> websockets.ClientConnection:
+    socket = await websockets.connect(url, max_size=None, max_queue=None)
+    await socket.send(json.dumps({"type": "join", "key": key}))
+    while json.loads(await socket.recv())["type"] != ready_type:
+        pass
+    return socket
+
+
+async def _drain(socket: websockets.ClientConnection) -> None:
+    """Read and forget (an idle member's client still reads what it is sent)."""
+    try:
+        async for _ in socket:
+            pass
+    except websockets.ConnectionClosed:
+        pass
+
+
+async def join_idle(target: Target, idle_keys: list[str]) -> list[asyncio.Task]:
+    """Join the idle members (a hundred at a time) and keep reading for them."""
+    readers = []
+    for start in range(0, len(idle_keys), 100):
+        batch = idle_keys[start : start + 100]
+        sockets = await asyncio.gather(
+            *(
+                _join(target.urls[(start + n) % len(target.urls)], key, target.ready_type)
+                for n, key in enumerate(batch)
+            )
+        )
+        readers.extend(asyncio.create_task(_drain(socket)) for socket in sockets)
+    return readers
+
+
+async def run_workload(
+    target: Target, keys_by_room: list[list[str]], lines: int, workload: Workload
+) -> Result:
+    """Every member sends `lines` inputs, each once its previous reply came back; members
+    are spread round-robin over the target's servers."""
+    keys = [key for room in keys_by_room for key in room]
     sockets = []
-    for keys in keys_by_room:
-        for key in keys:
-            socket = await websockets.connect(url, max_size=None, max_queue=None)
-            await socket.send(json.dumps({"type": "join", "key": key}))
-            while json.loads(await socket.recv())["type"] != "welcome":
-                pass
-            sockets.append(socket)
+    for member, key in enumerate(keys):
+        sockets.append(await _join(target.urls[member % len(target.urls)], key, target.ready_type))
     expected_each = MEMBERS * lines
     delivered = 0
-    own_line_back: dict[int, asyncio.Queue] = {i: asyncio.Queue() for i in range(len(sockets))}
+    latencies: list[float] = []
+    own_reply: dict[int, asyncio.Queue] = {i: asyncio.Queue() for i in range(len(sockets))}
 
     async def read(socket: websockets.ClientConnection, member: int) -> None:
         nonlocal delivered
         seen = 0
         while seen < expected_each:
             frame = json.loads(await socket.recv())
-            if frame["type"] == "narrative" and frame.get("speaker") == "player":
+            if workload.delivered(frame):
                 seen += 1
-                if frame["text"].startswith(f"member {member} "):
-                    own_line_back[member].put_nowait(True)
+                if workload.own(frame, member):
+                    own_reply[member].put_nowait(time.perf_counter())
         delivered += seen
 
     async def talk(socket: websockets.ClientConnection, member: int) -> None:
         for n in range(lines):
-            await socket.send(json.dumps({"type": "input", "text": f"member {member} line {n}"}))
-            await own_line_back[member].get()
+            sent = time.perf_counter()
+            await socket.send(json.dumps({"type": "input", "text": workload.text(member, n)}))
+            latencies.append(await own_reply[member].get() - sent)
 
+    meter = target.meter()
+    meter.start()
     start = time.perf_counter()
     readers = [asyncio.create_task(read(s, i)) for i, s in enumerate(sockets)]
-    await asyncio.gather(*(talk(s, i) for i, s in enumerate(sockets)))
+    await asyncio.wait_for(asyncio.gather(*(talk(s, i) for i, s in enumerate(sockets))), 900)
     await asyncio.wait_for(asyncio.gather(*readers), 600)
     elapsed = time.perf_counter() - start
+    cpu = meter.stop()
     for socket in sockets:
         await socket.close()
-    return delivered, elapsed
+    return Result(delivered, elapsed, latencies, cpu)
 
 
-async def human_keepers(url: str, keeper_keys: list[str]) -> None:
-    """Each room's keeper turns the Keeper bot off (`.bot off`): the workload is the
-    players' story lines, with no Keeper turns between them."""
+async def human_keepers(target: Target, keeper_keys: list[str]) -> None:
+    """Each room's keeper turns the Keeper bot off (`.bot off`): the `lines` workload is
+    the players' story lines, with no Keeper turns between them. (A revision without
+    the command answers that it does not know it; it had no bot answering lines.)"""
     for key in keeper_keys:
-        async with websockets.connect(url) as socket:
-            await socket.send(json.dumps({"type": "join", "key": key}))
-            while json.loads(await socket.recv())["type"] != "ui_manifest":
-                pass
-            await socket.send(json.dumps({"type": "input", "text": ".bot off"}))
-            while json.loads(await socket.recv()).get("speaker") != "system":
-                pass
+        socket = await _join(target.urls[0], key, target.ready_type)
+        await socket.send(json.dumps({"type": "input", "text": ".bot off"}))
+        while json.loads(await socket.recv()).get("speaker") != "system":
+            pass
+        await socket.close()
 
 
-def start_raw_server() -> tuple[subprocess.Popen, str]:
+@dataclass
+class Plan:
+    rooms: int
+    lines: int
+    workloads: list[Workload]
+    idle: int
+    profile_dir: Path | None
+
+    def member_keys(self, env, prefix: str = "bench") -> list[list[str]]:
+        return [[env.mint(f"{prefix}-{r}", f"m{m}") for m in range(MEMBERS)] for r in range(self.rooms)]
+
+
+def start_target(root: Path, label: str, processes: int, plan: Plan, hosted: bool, run) -> dict:
+    """Start `processes` servers of the checkout at `root` on a fresh environment, run
+    `run(target, keys, keeper_keys, idle_keys)` against them, stop them."""
+    env = create_env(Path(tempfile.mkdtemp(prefix="fanout-")), hosted=hosted, root=root, **SERVER_SETTINGS)
+    servers: list[ServerProcess] = []
+    try:
+        keys = plan.member_keys(env)
+        keeper_keys = [env.mint(f"bench-{r}", "host", "keeper") for r in range(plan.rooms)]
+        idle_keys = [
+            env.mint(f"idle-{n // IDLE_PER_ROOM}", f"quiet{n % IDLE_PER_ROOM}") for n in range(plan.idle)
+        ]
+        for n in range(processes):
+            launcher = None
+            if plan.profile_dir is not None:
+                plan.profile_dir.mkdir(parents=True, exist_ok=True)
+                launcher = profiler(plan.profile_dir / f"{label.replace(' ', '-')}-server{n + 1}.txt")
+            servers.append(start_serve(env, "--no-iroh", launcher=launcher))
+        if processes > 1:
+            servers.append(start_iroh_sidecar(env))
+        target = Target(
+            label, [s.ws_url for s in servers if s.ws_url], "ui_manifest", servers=servers, hosted=hosted
+        )
+        return run(target, keys, keeper_keys, idle_keys)
+    finally:
+        for server in servers:
+            server.stop()
+        destroy_env(env)
+
+
+def start_relay() -> tuple[subprocess.Popen, Target]:
     process = subprocess.Popen([sys.executable, "-c", RAW_SERVER], stdout=subprocess.PIPE, text=True)
     port = process.stdout.readline().strip()
-    return process, f"ws://127.0.0.1:{port}/"
+    target = Target("raw websockets", [f"ws://127.0.0.1:{port}/"], "welcome")
+    target.meter = lambda: services_meter(False, {"relay": [process.pid]})  # type: ignore[method-assign]
+    return process, target
+
+
+def measure_servers(root: Path, label: str, processes: int, plan: Plan, hosted: bool) -> dict[str, Result]:
+    """Each workload (and, with idle members, the same again beside them) on a server
+    group of the checkout at `root`."""
+
+    def run(target: Target, keys, keeper_keys, idle_keys) -> dict[str, Result]:
+        async def go() -> dict[str, Result]:
+            await human_keepers(target, keeper_keys)
+            results = {}
+            for workload in plan.workloads:
+                results[workload.name] = await run_workload(target, keys, plan.lines, workload)
+            if idle_keys:
+                readers = await join_idle(target, idle_keys)
+                for workload in plan.workloads:
+                    results[f"{workload.name}+idle"] = await run_workload(target, keys, plan.lines, workload)
+                for reader in readers:
+                    reader.cancel()
+            return results
+
+        return asyncio.run(go())
+
+    return start_target(root, label, processes, plan, hosted, run)
+
+
+def measure_relay(plan: Plan) -> dict[str, Result]:
+    process, target = start_relay()
+    try:
+        keys = [[f"bench-{r}/m{m}" for m in range(MEMBERS)] for r in range(plan.rooms)]
+
+        async def go() -> dict[str, Result]:
+            return {w.name: await run_workload(target, keys, plan.lines, w) for w in plan.workloads}
+
+        return asyncio.run(go())
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def _cpu_line(result: Result) -> str:
+    parts = ", ".join(f"{part} {seconds:.1f}" for part, seconds in sorted(result.cpu.items()))
+    total = sum(result.cpu.values())
+    per_k = total / result.delivered * 1000 if result.delivered else 0.0
+    return f"CPU s: {parts} (total {total:.1f}, {per_k:.2f} per 1,000 delivered)"
+
+
+def report_row(label: str, result: Result, baseline: Result | None) -> None:
+    ratio = f"ratio {result.rate / baseline.rate:6.3f}" if baseline else " " * 12
+    print(
+        f"  {label:22}: {result.delivered:7d} in {result.seconds:6.2f} s = {result.rate:8.0f}/s  {ratio}"
+        f"  p50 {_ms(percentile(result.latencies, 0.5))}  p99 {_ms(percentile(result.latencies, 0.99))}"
+    )
+    if result.cpu:
+        print(f"  {'':22}  {_cpu_line(result)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
     parser.add_argument("--rooms", type=int, help="rooms of 6 members")
-    parser.add_argument("--lines", type=int, help="lines each member says")
+    parser.add_argument("--lines", type=int, help="inputs each member sends per workload")
+    parser.add_argument("--workload", choices=["lines", "roll", "both"], default="both")
+    parser.add_argument("--processes", type=int, default=1, help="server processes (hosted profile)")
+    parser.add_argument("--idle", type=int, default=0, help="joined but silent members, 10 per room")
+    parser.add_argument("--against", metavar="REV", help="also run a checkout of this revision")
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="record the servers with py-spy")
     args = parser.parse_args()
-    rooms = args.rooms or (2 if args.quick else 10)
-    lines = args.lines or (10 if args.quick else 40)
+    hosted = hosted_profile()
+    if args.processes > 1 and not hosted:
+        parser.error("--processes needs the hosted profile (set REDIS_URL and DATABASE_URL)")
+    names = ["lines", "roll"] if args.workload == "both" else [args.workload]
+    plan = Plan(
+        rooms=args.rooms or (2 if args.quick else 10),
+        lines=args.lines or (10 if args.quick else 40),
+        workloads=[WORKLOADS[name] for name in names],
+        idle=args.idle,
+        profile_dir=args.profile,
+    )
 
-    env = create_env(Path(tempfile.mkdtemp(prefix="fanout-")), hosted=hosted_profile())
-    try:
-        keys_by_room = [[env.mint(f"bench-{r}", f"m{m}") for m in range(MEMBERS)] for r in range(rooms)]
-        keeper_keys = [env.mint(f"bench-{r}", "host", "keeper") for r in range(rooms)]
-        server = start_serve(env, "--no-iroh")
-        try:
-            asyncio.run(human_keepers(server.ws_url, keeper_keys))
-            ours, ours_seconds = asyncio.run(run_workload(server.ws_url, keys_by_room, lines))
-        finally:
-            server.stop()
-    finally:
-        destroy_env(env)
+    runs: list[tuple[str, dict[str, Result]]] = []
+    counts = [1, args.processes] if args.processes > 1 else [1]
+    for processes in counts:
+        suffix = f" x{processes}" if len(counts) > 1 else ""
+        runs.append((f"this checkout{suffix}", measure_servers(ROOT, "head", processes, plan, hosted)))
+        if args.against:
+            label = short_revision(args.against)
+            old = measure_servers(checkout(args.against), label, processes, plan, hosted)
+            runs.append((f"{label}{suffix}", old))
+    relay = measure_relay(plan)
 
-    raw, raw_url = start_raw_server()
-    try:
-        raw_keys = [[f"bench-{r}/m{m}" for m in range(MEMBERS)] for r in range(rooms)]
-        baseline, baseline_seconds = asyncio.run(run_workload(raw_url, raw_keys, lines))
-    finally:
-        raw.terminate()
-        raw.wait(10)
+    profile = "hosted (Postgres + Redis)" if hosted else "embedded (SQLite, in-process layer)"
+    print(f"fan-out: {plan.rooms} rooms x {MEMBERS} members x {plan.lines} inputs each, profile {profile}")
+    if plan.idle:
+        print(f"  idle: {plan.idle} joined, silent members in {plan.idle // IDLE_PER_ROOM} more rooms")
+    for workload in plan.workloads:
+        print(f"workload {workload.name} ({workload.title}):")
+        report_row("raw websockets", relay[workload.name], None)
+        for label, results in runs:
+            report_row(label, results[workload.name], relay[workload.name])
+            idle = results.get(f"{workload.name}+idle")
+            if idle is not None:
+                report_row(f"{label} + idle", idle, relay[workload.name])
+                share = idle.rate / results[workload.name].rate
+                print(f"  {'':22}  with idle members / without: {share:.2f}")
+        _compare(runs, workload, args)
 
-    ours_rate = ours / ours_seconds
-    baseline_rate = baseline / baseline_seconds
-    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process layer)"
-    print(f"fan-out: {rooms} rooms x {MEMBERS} members x {lines} lines each, profile {profile}")
-    for label, count, seconds, rate in [
-        ("loreweaver-django", ours, ours_seconds, ours_rate),
-        ("raw websockets", baseline, baseline_seconds, baseline_rate),
-    ]:
-        print(f"  {label:18}: {count:7d} lines delivered in {seconds:6.2f} s = {rate:9.0f} lines/s")
-    print(f"  ratio (ours / raw): {ours_rate / baseline_rate:.3f}")
+
+def _compare(runs: list[tuple[str, dict[str, Result]]], workload: Workload, args: argparse.Namespace) -> None:
+    """The side-by-side figures the targets are stated in."""
+    by_label = {label: results[workload.name] for label, results in runs}
+    if args.against:
+        old_label = short_revision(args.against)
+        for suffix in [""] if args.processes == 1 else [" x1", f" x{args.processes}"]:
+            new, old = by_label[f"this checkout{suffix}"], by_label[f"{old_label}{suffix}"]
+            print(
+                f"  this checkout{suffix} / {old_label}{suffix}: throughput x{new.rate / old.rate:.2f}, "
+                f"p99 x{percentile(new.latencies, 0.99) / percentile(old.latencies, 0.99):.2f}"
+            )
+    if args.processes > 1:
+        one, many = by_label["this checkout x1"], by_label[f"this checkout x{args.processes}"]
+        print(f"  {args.processes} processes / 1 process (this checkout): x{many.rate / one.rate:.2f}")
 
 
 if __name__ == "__main__":

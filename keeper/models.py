@@ -150,6 +150,19 @@ class Story(models.Model):
         return f"Day {day + 1}, {rest // 60:02d}:{rest % 60:02d}"
 
 
+class StateStamp(models.Model):
+    """How many times the parts of a room that `state` shows (characters, initiative,
+    story) have changed: database triggers count every write to those tables, by any
+    writer (a turn, the admin, another process, a bulk update), so a refresh can tell
+    from one tiny read whether the room must be read again (`keeper.state`).
+
+    No foreign key: a deleted room's rows fire the triggers while it goes.
+    """
+
+    room_id = models.IntegerField(primary_key=True)
+    version = models.BigIntegerField(default=0)
+
+
 class Npc(models.Model):
     """A keeper-authored non-player character. `persona` is how they look and talk;
     `secret` is what only they and the keeper know. An NPC is voiced from its own

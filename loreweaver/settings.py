@@ -141,7 +141,10 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # The layer waits for messages with a 5 s blocking pop; the Redis client's
+                # own read timeout (5 s by default) must be longer, or every quiet 5 s
+                # reads as a failure of the layer.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
                 "prefix": f"{REDIS_PREFIX}:asgi",
                 "capacity": _CHANNEL_CAPACITY,
                 "expiry": 60,
@@ -246,7 +249,7 @@ TRPG_RATE_BAD_KEYS_FREE = env_int("TRPG_RATE__BAD_KEYS_FREE", 5, minimum=0)
 # is disconnected; the WebSocket carrier also caps the bytes the transport may hold.
 TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)
 TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
-TRPG_REPLAY_ENTRIES = 30
+TRPG_REPLAY_ENTRIES = env_int("TRPG_REPLAY__ENTRIES", 30, minimum=1)
 # Community rule packs (YAML) beside the built-in coc7 and dnd5e.
 TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
 # Keeper skills (markdown with frontmatter) beside the shipped ones.

@@ -130,6 +130,32 @@ def key_holder(key_id: int, *, now: datetime.datetime | None = None) -> AccessKe
     return None if found is None or found.expired(now or timezone.now()) else found
 
 
+@dataclass(frozen=True)
+class KeyMember:
+    """Who an access key speaks for now: what a turn needs to know about its key."""
+
+    room_id: int
+    member_id: str
+    name: str
+    role: str
+
+
+def key_member(key_id: int, *, now: datetime.datetime | None = None) -> KeyMember | None:
+    """`key_holder` reduced to who the key speaks for, in one narrow query (every turn
+    asks): None once the key was deleted or expired."""
+    found = (
+        AccessKey.objects.filter(pk=key_id)
+        .values_list("room_id", "member_id", "name", "role", "expires_at")
+        .first()
+    )
+    if found is None:
+        return None
+    room_id, member_id, name, role, expires_at = found
+    if expires_at is not None and expires_at <= (now or timezone.now()):
+        return None
+    return KeyMember(room_id, member_id, name, role)
+
+
 def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:
     """Rename a key or change its role, refusing to demote the room's last keeper key."""
     with transaction.atomic():
@@ -308,10 +334,10 @@ def transcript_append(
 def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
     """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
     the transcript line they followed live (one anchor for the whole turn)."""
-    anchor = TranscriptEntry.objects.filter(room=room).order_by("-id").first()
+    anchor_id = TranscriptEntry.objects.filter(room=room).order_by("-id").values_list("id", flat=True).first()
     return [
         TurnEvent.objects.create(
-            room=room, anchor=anchor, frame=frame, audience=audience, member_id=member_id
+            room=room, anchor_id=anchor_id, frame=frame, audience=audience, member_id=member_id
         )
         for frame, audience, member_id in events
     ]

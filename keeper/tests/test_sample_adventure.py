@@ -87,13 +87,3 @@ async def test_the_chinese_guided_action_plays_in_chinese(offline_server, room):
     narration = [f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "kp"]
     assert "灯塔" in narration[0]
     assert frames[-1]["scene"]["name"] == "金斯茅斯港"
-
-
-async def test_a_room_without_a_model_or_the_sample_lets_the_keeper_narrate(offline_server, room):
-    async with await WsClient.connect(offline_server.ws_url) as player:
-        await player.join(offline_server.env.mint(room, "Pat"))
-        await player.say("I wait for the keeper")
-        await player.expect("narrative", speaker="player")
-        await player.send({"type": "ping", "t": 4})
-        after = await player.collect_until("pong")
-    assert not [f for f in after if f["type"] in ("turn_status", "narrative_delta")], "no Keeper answers"

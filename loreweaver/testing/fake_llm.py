@@ -67,6 +67,11 @@ class FakeLlm:
     image_answer: str = "b64_json"  # b64_json | url | 500
     picture: bytes = field(default_factory=lambda: png(8, 8, (180, 40, 40)))
     server: ThreadingHTTPServer | None = None
+    # Streamed when no scripted reply is queued (a long run answers every turn alike);
+    # None: wait for one to be scripted.
+    standing_reply: list[Part] | None = None
+    # Keep every request body (tests read prompts); a long run turns it off.
+    keep_requests: bool = True
 
     @property
     def url(self) -> str:
@@ -111,7 +116,8 @@ class FakeLlm:
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length) or b"{}")
                 request["authorization"] = self.headers.get("Authorization")
-                fake.requests.append(request)
+                if fake.keep_requests:
+                    fake.requests.append(request)
                 if self.path.endswith("/images/generations"):
                     self._image()
                     return
@@ -123,9 +129,12 @@ class FakeLlm:
                     self._json(200, _completion(line))
                     return
                 try:
-                    parts = fake.replies.get(timeout=30)
+                    if fake.standing_reply is not None:
+                        parts = fake.replies.get_nowait()
+                    else:
+                        parts = fake.replies.get(timeout=30)
                 except queue.Empty:
-                    parts = [Text("(the script has no reply left)")]
+                    parts = fake.standing_reply or [Text("(the script has no reply left)")]
                 self._stream(parts)
 
             def _image(self) -> None:

@@ -44,6 +44,8 @@ class ServerEnv:
     database: str = ""
     redis_prefix: str = ""
     redis_url: str = REDIS_TEST_URL
+    # The checkout whose `manage.py` runs (another revision's, for a side-by-side benchmark).
+    root: Path = ROOT
 
     @property
     def keys_file(self) -> Path:
@@ -89,7 +91,7 @@ class ServerEnv:
         """Run a management command against this environment."""
         return subprocess.run(
             [sys.executable, "manage.py", *args],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.environ(**overrides),
             capture_output=True,
             text=True,
@@ -97,10 +99,13 @@ class ServerEnv:
         )
 
 
-def create_env(base: Path, *, hosted: bool, redis_url: str = REDIS_TEST_URL, **extra: str) -> ServerEnv:
-    """A fresh, migrated environment under `base` (hosted: on `redis_url`)."""
+def create_env(
+    base: Path, *, hosted: bool, redis_url: str = REDIS_TEST_URL, root: Path = ROOT, **extra: str
+) -> ServerEnv:
+    """A fresh, migrated environment under `base` (hosted: on `redis_url`), for the
+    server code of the checkout at `root`."""
     base.mkdir(parents=True, exist_ok=True)
-    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra), redis_url=redis_url)
+    env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra), redis_url=redis_url, root=root)
     env.keys_file.touch()
     if hosted:
         import psycopg
@@ -135,14 +140,18 @@ def destroy_env(env: ServerEnv) -> None:
 class ServerProcess:
     """One running server; its printed banner tells the addresses."""
 
-    def __init__(self, env: ServerEnv, args: list[str], overrides: dict[str, str]) -> None:
+    def __init__(
+        self, env: ServerEnv, args: list[str], overrides: dict[str, str], launcher: list[str] | None = None
+    ) -> None:
         self.env = env
         self.args = args
         self.log_path = env.data_dir / f"server-{secrets.token_hex(3)}.log"
         self._log = self.log_path.open("w")
+        # A launcher (a profiler) runs the server as its child and is stopped with SIGINT.
+        self.launcher = launcher or []
         self.proc = subprocess.Popen(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
+            [*self.launcher, sys.executable, "manage.py", *args],
+            cwd=env.root,
             env=env.environ(**overrides),
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -190,7 +199,12 @@ class ServerProcess:
 
     @property
     def pid(self) -> int:
-        return self.proc.pid
+        """The server's own process id (the launcher's child, when one runs it)."""
+        if not self.launcher:
+            return self.proc.pid
+        import psutil
+
+        return psutil.Process(self.proc.pid).children()[0].pid
 
     def log_text(self) -> str:
         """What the server wrote to its log (stderr) so far."""
@@ -205,7 +219,7 @@ class ServerProcess:
     def stop(self, timeout: float = 15.0) -> int:
         """SIGTERM and wait; SIGKILL if it will not stop."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGINT if self.launcher else signal.SIGTERM)
             try:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -221,9 +235,12 @@ class ServerProcess:
         self._log.close()
 
 
-def start_serve(env: ServerEnv, *extra_args: str, **overrides: str) -> ServerProcess:
-    """`manage.py serve` on a free port with Iroh on loopback, relays off."""
-    return ServerProcess(env, ["serve", "--port", "0", "--iroh-no-relay", *extra_args], overrides)
+def start_serve(
+    env: ServerEnv, *extra_args: str, launcher: list[str] | None = None, **overrides: str
+) -> ServerProcess:
+    """`manage.py serve` on a free port with Iroh on loopback, relays off (run by
+    `launcher`, a profiler say, when given)."""
+    return ServerProcess(env, ["serve", "--port", "0", "--iroh-no-relay", *extra_args], overrides, launcher)
 
 
 def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
@@ -281,9 +298,10 @@ def backup_folder(env: ServerEnv, room: str) -> Path:
 
 def coordination_of(env: ServerEnv):
     """The servers' cross-process coordination, seen from the test process (hosted only)."""
-    from loreweaver.wire.coordination import Coordination, _RedisStore
+    from loreweaver.wire.coordination import Coordination
+    from loreweaver.wire.stores import RedisStore
 
-    return Coordination(_RedisStore(env.redis_url, env.redis_prefix))
+    return Coordination(RedisStore(env.redis_url, env.redis_prefix))
 
 
 @contextlib.asynccontextmanager

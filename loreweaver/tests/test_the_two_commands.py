@@ -65,7 +65,7 @@ def test_ci_runs_make_test_on_both_profiles_after_starting_the_services():
     assert "make bench-quick" in script
 
 
-def test_the_quick_fanout_benchmark_prints_its_ratio():
+def test_the_quick_fanout_benchmark_prints_ratio_and_latency_for_both_workloads():
     result = subprocess.run(
         [sys.executable, "bench/fanout.py", "--quick", "--rooms", "1", "--lines", "2"],
         cwd=ROOT,
@@ -74,7 +74,10 @@ def test_the_quick_fanout_benchmark_prints_its_ratio():
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert re.search(r"ratio \(ours / raw\): \d+\.\d{3}", result.stdout), result.stdout
+    for workload in ("lines", "roll"):
+        section = result.stdout.split(f"workload {workload} ", 1)[1].split("workload ", 1)[0]
+        figures = r"this checkout .* ratio +\d+\.\d{3} +p50 +[\d.]+ ms +p99 +[\d.]+ ms"
+        assert re.search(figures, section), section
 
 
 def test_the_quick_turn_benchmark_prints_keeper_and_command_figures():

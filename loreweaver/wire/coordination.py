@@ -3,15 +3,16 @@
 It lives in the cache, never in a module global: Redis when REDIS_URL is set (every
 daphne worker and the Iroh sidecar see the same keys), the local-memory cache in the
 embedded single-process profile. The logic is written once over a small key-value
-store (`_Store`) with two implementations; read-modify-write steps take a short
-mutex built on the store's atomic `add` (SET NX on Redis).
+store (`loreweaver.wire.stores`) with two implementations; read-modify-write steps
+take a short mutex built on the store's atomic `add` (SET NX on Redis). The steps on
+every input's path (a rate-limit take, drawing, claiming and releasing a turn) are
+single atomic operations of the store instead: one Lua script, one round trip, on Redis.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -19,10 +20,10 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+
+from loreweaver.wire.stores import TURN_LEASE_TTL, LocalStore, RedisStore, Store
 
 log = logging.getLogger(__name__)
 
@@ -37,15 +38,12 @@ PROCESS_HEARTBEAT_SECONDS = 0.5
 PROCESS_ABSENCE_CONFIRM = 1.0
 
 MUTEX_TTL = 5
-TURN_LEASE_TTL = 15
 # A ticket at the head of the queue whose process is alive must claim its turn within
 # this many seconds, else the queue moves on (its waiter is gone).
 TURN_CLAIM_GRACE = 10.0
 # A ticket at the head of the queue that nobody owns (the store lost its data since it
 # was drawn) is skipped after this long; owners are recorded right after the draw.
 TURN_OWNER_GRACE = 2.0
-# How long a drawn ticket's owner is remembered (a wait in the queue is far shorter).
-TURN_OWNER_TTL = 3600
 GAVE_UP = "gave-up"
 # The longest a waiter on another process sleeps between two looks at the queue.
 TURN_POLL_MAX = 0.02
@@ -67,93 +65,6 @@ def bad_key_delay(failures: int) -> float:
     return min(BAD_KEY_FIRST_DELAY * 2 ** (failures - free - 1), BAD_KEY_MAX_DELAY)
 
 
-class _Store:
-    """The few atomic operations the coordination logic needs."""
-
-    async def get(self, key: str) -> Any: ...
-    async def get_many(self, keys: list[str]) -> dict[str, Any]: ...
-    async def set(self, key: str, value: Any, ttl: int | None) -> None: ...
-    async def add(self, key: str, value: Any, ttl: int | None) -> bool: ...
-    async def delete(self, key: str) -> None: ...
-    async def incr(self, key: str, ttl: int | None = None) -> int: ...
-
-
-class _LocalStore(_Store):
-    """The local-memory cache, called directly: one process, no thread hop needed."""
-
-    async def get(self, key: str) -> Any:
-        return cache.get(key)
-
-    async def get_many(self, keys: list[str]) -> dict[str, Any]:
-        return cache.get_many(keys)
-
-    async def set(self, key: str, value: Any, ttl: int | None) -> None:
-        cache.set(key, value, ttl)
-
-    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
-        return cache.add(key, value, ttl)
-
-    async def delete(self, key: str) -> None:
-        cache.delete(key)
-
-    async def incr(self, key: str, ttl: int | None = None) -> int:
-        cache.add(key, 0, ttl)
-        value = cache.incr(key)
-        if ttl is not None:
-            cache.touch(key, ttl)
-        return value
-
-
-class _RedisStore(_Store):
-    """Redis through its asyncio client, one connection pool per event loop."""
-
-    def __init__(self, url: str, prefix: str) -> None:
-        self._url = url
-        self._prefix = f"{prefix}:coord:"
-        self._clients: dict[int, Any] = {}
-
-    def _client(self) -> Any:
-        import redis.asyncio as aioredis
-
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(id(loop))
-        if client is None:
-            client = aioredis.from_url(self._url)
-            self._clients[id(loop)] = client
-        return client
-
-    async def get(self, key: str) -> Any:
-        raw = await self._client().get(self._prefix + key)
-        return None if raw is None else json.loads(raw)
-
-    async def get_many(self, keys: list[str]) -> dict[str, Any]:
-        if not keys:
-            return {}
-        raws = await self._client().mget([self._prefix + k for k in keys])
-        return {k: json.loads(r) for k, r in zip(keys, raws, strict=True) if r is not None}
-
-    async def set(self, key: str, value: Any, ttl: int | None) -> None:
-        await self._client().set(self._prefix + key, json.dumps(value), ex=ttl)
-
-    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
-        return bool(await self._client().set(self._prefix + key, json.dumps(value), ex=ttl, nx=True))
-
-    async def delete(self, key: str) -> None:
-        await self._client().delete(self._prefix + key)
-
-    async def incr(self, key: str, ttl: int | None = None) -> int:
-        if ttl is None:
-            return int(await self._client().incr(self._prefix + key))
-        async with self._client().pipeline(transaction=True) as pipe:
-            value, _ = await pipe.incr(self._prefix + key).expire(self._prefix + key, ttl).execute()
-        return int(value)
-
-    async def close(self) -> None:
-        for client in self._clients.values():
-            await client.aclose()
-        self._clients.clear()
-
-
 _shared: Coordination | None = None
 
 
@@ -162,9 +73,9 @@ def shared() -> Coordination:
     global _shared
     if _shared is None:
         if settings.REDIS_URL:
-            _shared = Coordination(_RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX))
+            _shared = Coordination(RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX))
         else:
-            _shared = Coordination(_LocalStore())
+            _shared = Coordination(LocalStore())
     return _shared
 
 
@@ -180,11 +91,15 @@ class Member:
 class Coordination:
     """Presence, rate limits, the turn queue and process liveness over one store."""
 
-    def __init__(self, store: _Store) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        # Wakes this process's waiters as soon as a turn here ends; waiters on other
-        # processes notice by polling, with a short backoff.
-        self._turn_ended: dict[tuple[int, int], asyncio.Event] = {}
+        # This process's waiters of each room (per event loop), by ticket. Only the
+        # lowest ticket of a room looks at the queue, and only while another process
+        # holds the turn; the others sleep until a turn here ends or the waiter ahead
+        # of them leaves, so six members waiting in a room cost one look, not six.
+        self._waiters: dict[tuple[int, int], dict[int, asyncio.Event]] = {}
+        # The rooms whose turn this process holds (per event loop).
+        self._holding: set[tuple[int, int]] = set()
         # The lease of each room whose turn this process holds (one turn per room).
         self._held_leases: dict[int, dict] = {}
         # When each process whose heartbeat is missing was first seen without one.
@@ -193,18 +108,14 @@ class Coordination:
         # (room -> whose turn it was): the table should hear that it ended.
         self.cut_off: dict[int, str] = {}
 
-    def _turn_ended_event(self, room_id: int) -> asyncio.Event:
-        key = (id(asyncio.get_running_loop()), room_id)
-        event = self._turn_ended.get(key)
-        if event is None:
-            event = self._turn_ended[key] = asyncio.Event()
-        return event
+    def _local(self, room_id: int) -> tuple[int, int]:
+        return (id(asyncio.get_running_loop()), room_id)
 
-    def _announce_turn_ended(self, room_id: int) -> None:
-        key = (id(asyncio.get_running_loop()), room_id)
-        event = self._turn_ended.pop(key, None)
-        if event is not None:
-            event.set()
+    def _wake_first_waiter(self, room_id: int) -> None:
+        """Let this process's lowest waiting ticket of the room look at the queue again."""
+        waiters = self._waiters.get(self._local(room_id))
+        if waiters:
+            waiters[min(waiters)].set()
 
     @asynccontextmanager
     async def mutex(self, name: str) -> AsyncIterator[None]:
@@ -338,18 +249,7 @@ class Coordination:
         if refill_seconds <= 0:
             return True
         ttl = int(burst * refill_seconds) + 60
-        async with self.mutex("bucket:" + buckets[0]):
-            now = time.time()
-            stored = await self.store.get_many([f"bucket:{b}" for b in buckets])
-            levels = {}
-            for bucket in buckets:
-                tokens, updated = stored.get(f"bucket:{bucket}", (burst, now))
-                levels[bucket] = min(burst, tokens + (now - updated) / refill_seconds)
-            if any(level < 1 for level in levels.values()):
-                return False
-            for bucket, level in levels.items():
-                await self.store.set(f"bucket:{bucket}", (level - 1, now), ttl)
-            return True
+        return await self.store.take_tokens([f"bucket:{b}" for b in buckets], burst, refill_seconds, ttl)
 
     # --- the room turn queue ----------------------------------------------------------------
 
@@ -382,9 +282,7 @@ class Coordination:
         return waited > TURN_CLAIM_GRACE
 
     async def _draw_ticket(self, room_id: int) -> int:
-        ticket = await self.store.incr(f"turn:{room_id}:next")
-        await self.store.set(f"turn:{room_id}:owner:{ticket}", PROCESS_ID, TURN_OWNER_TTL)
-        return ticket
+        return await self.store.draw_ticket(room_id, PROCESS_ID)
 
     @asynccontextmanager
     async def room_turn(
@@ -396,10 +294,10 @@ class Coordination:
         holder keeps a lease alive while it runs; a ticket whose process died is
         skipped as soon as the process's heartbeat lapses (PROCESS_TTL), so a killed
         server never wedges a table. `on_queued` is awaited once if this turn had to
-        wait behind another. Waiting is a plain read of the queue; the room's mutex is
-        taken only to claim the turn or to skip a dead one. Releasing never raises:
-        the body's outcome (a committed line) must not be reported as a failure
-        because the store was unreachable at the end.
+        wait behind another. Claiming and releasing are one atomic step of the store
+        each; the room's mutex is taken only to skip a dead ticket. Releasing never
+        raises: the body's outcome (a committed line) must not be reported as a
+        failure because the store was unreachable at the end.
         """
         lease_key = f"turn:{room_id}:lease"
         ticket = await self._draw_ticket(room_id)
@@ -417,7 +315,9 @@ class Coordination:
                 with contextlib.suppress(Exception):  # a store blip: the next renewal retries
                     await self.store.set(lease_key, lease, TURN_LEASE_TTL)
 
+        local = self._local(room_id)
         self._held_leases[room_id] = lease
+        self._holding.add(local)
         renewing = asyncio.create_task(keep_lease())
         try:
             yield
@@ -425,55 +325,82 @@ class Coordination:
             renewing.cancel()
             self._held_leases.pop(room_id, None)
             try:
-                async with self.mutex(f"turn:{room_id}"):
-                    if (await self._serving(room_id))["ticket"] == ticket:
-                        await self._serve_next(room_id, ticket)
-                    lease_now = await self.store.get(lease_key)
-                    if lease_now is not None and lease_now.get("ticket") == ticket:
-                        await self.store.delete(lease_key)
-                    await self.store.delete(f"turn:{room_id}:owner:{ticket}")
+                delay = 0.001
+                while not await self.store.release_turn(room_id, ticket):
+                    await asyncio.sleep(delay)  # a dead ticket is being skipped this moment
+                    delay = min(delay * 2, TURN_POLL_MAX)
             except Exception as exc:
                 # The lease lapses and the queue moves on by itself once the store is back.
                 log.warning("turn queue room=%s could not release ticket %s: %r", room_id, ticket, exc)
-            self._announce_turn_ended(room_id)
+            self._holding.discard(local)
+            self._wake_first_waiter(room_id)
 
     async def _wait_for_turn(
         self, room_id: int, ticket: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None
     ) -> dict:
         """Wait until `ticket` (or the ticket it is re-drawn as) is served; claim it."""
+        local = self._local(room_id)
+        waiters = self._waiters.setdefault(local, {})
+        woken = asyncio.Event()
+        waiters[ticket] = woken
         notified = False
         delay = 0.002
-        while True:
-            serving = await self._serving(room_id)
-            if serving["ticket"] > ticket:
-                # Skipped as dead (this process stalled past the grace): queue again.
-                ticket = await self._draw_ticket(room_id)
-                continue
-            if serving["ticket"] == ticket or await self._ticket_dead(room_id, serving):
-                async with self.mutex(f"turn:{room_id}"):
-                    serving = await self._serving(room_id)
-                    if serving["ticket"] == ticket:
-                        lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
-                        await self.store.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
-                        return lease
-                    if serving["ticket"] < ticket and await self._ticket_dead(room_id, serving):
-                        log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
-                        dead = await self.store.get(f"turn:{room_id}:lease")
-                        await self._serve_next(room_id, serving["ticket"])
-                        if dead and dead.get("ticket") == serving["ticket"] and dead.get("busy"):
-                            self.cut_off[room_id] = dead.get("actor", "")
+        try:
+            while True:
+                lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
+                woken.clear()
+                serving = await self.store.claim_turn(room_id, ticket, lease)
+                if serving == ticket:
+                    return lease
+                if serving is not None and serving > ticket:
+                    # Skipped as dead (this process stalled past the grace): queue again.
+                    del waiters[ticket]
+                    ticket = await self._draw_ticket(room_id)
+                    waiters[ticket] = woken
+                    continue
+                # Only the first waiter here looks at the queue, and only while the turn
+                # is another process's: a turn held here wakes it when it ends.
+                watching = min(waiters) == ticket and local not in self._holding
+                if watching and serving is not None:
+                    if await self._skip_if_dead(room_id, ticket):
                         continue
-            if await self.store.get(f"turn:{room_id}:owner:{ticket}") is None:
-                # The store lost its data since this ticket was drawn: draw again.
-                ticket = await self._draw_ticket(room_id)
-                continue
-            if not notified and on_queued is not None:
-                notified = True
-                await on_queued()
-            ended = self._turn_ended_event(room_id)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ended.wait(), delay)
-            delay = min(delay * 2, TURN_POLL_MAX)
+                    if await self.store.get(f"turn:{room_id}:owner:{ticket}") is None:
+                        # The store lost its data since this ticket was drawn: draw again.
+                        del waiters[ticket]
+                        ticket = await self._draw_ticket(room_id)
+                        waiters[ticket] = woken
+                        continue
+                if not notified and on_queued is not None:
+                    notified = True
+                    await on_queued()
+                if watching or serving is None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(woken.wait(), delay)
+                    delay = min(delay * 2, TURN_POLL_MAX)
+                else:
+                    await woken.wait()
+        finally:
+            waiters.pop(ticket, None)
+            if not waiters:
+                self._waiters.pop(local, None)
+            self._wake_first_waiter(room_id)
+
+    async def _skip_if_dead(self, room_id: int, ticket: int) -> bool:
+        """Move the queue past the ticket being served if it will never run or finish
+        (see `_ticket_dead`); whether it did."""
+        serving = await self._serving(room_id)
+        if serving["ticket"] >= ticket or not await self._ticket_dead(room_id, serving):
+            return False
+        async with self.mutex(f"turn:{room_id}"):
+            serving = await self._serving(room_id)
+            if serving["ticket"] >= ticket or not await self._ticket_dead(room_id, serving):
+                return False
+            log.warning("turn queue room=%s skipping dead ticket %s", room_id, serving["ticket"])
+            dead = await self.store.get(f"turn:{room_id}:lease")
+            await self._serve_next(room_id, serving["ticket"])
+            if dead and dead.get("ticket") == serving["ticket"] and dead.get("busy"):
+                self.cut_off[room_id] = dead.get("actor", "")
+            return True
 
     async def mark_busy(self, room_id: int) -> None:
         """Mark the turn this process holds in the room as a Keeper turn, so members
@@ -500,14 +427,12 @@ def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
     async def read() -> dict[int, list[Member]]:
         # A short-lived store on this call's own event loop; the shared one belongs to
         # the server's loop.
-        store = (
-            _RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else _LocalStore()
-        )
+        store = RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else LocalStore()
         coordination = Coordination(store)
         try:
             return {room_id: await coordination.online_members(room_id) for room_id in room_ids}
         finally:
-            if isinstance(store, _RedisStore):
+            if isinstance(store, RedisStore):
                 await store.close()
 
     return async_to_sync(read)()

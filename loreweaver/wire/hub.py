@@ -12,17 +12,19 @@ Messages on the layer:
   or turn event it came from, so a session never shows one row twice (replay, live,
   catch-up).
 - `room.presence`: the room's membership changed; each session sends `presence` and
-  its own `state`.
-- `room.state`: a turn ended; each session sends its own `state`.
+  its own `state`. It carries a `refresh` id: the sessions of one process that
+  receive the same refresh share one read of who is online (`OnlineReads`).
+- `room.state`: a turn ended; each session sends its own `state`, projected from the
+  snapshot of the room the message carries (`keeper.state.RoomRead`, read once by
+  whoever ended the turn), so no process reads the room again.
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
 - `room.resync`: the layer came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
 
-`room.presence` and `room.state` carry a `refresh` id: the sessions of one process
-that receive the same refresh share one read of the room (`RoomReads`), then each
-projects its viewer's frame.
+A snapshot carries the time its read began (`stamp`); a session keeps the newest it
+has seen, so a refresh that overtakes another on the way never shows older data.
 
 A broadcast never raises: the rows it announces are already committed, so a layer
 that cannot be reached (Redis down) is logged and repaired (`Upkeep`), and members
@@ -34,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -42,7 +45,7 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from keeper.state import RoomRead, read_room
+from keeper.state import RoomRead, current_room
 from loreweaver.wire import coordination
 from rooms.models import Audience
 
@@ -90,10 +93,32 @@ async def publish_presence_changed(room_id: int, *, except_connection: str = "")
     )
 
 
-async def publish_state_refresh(room_id: int, *, reset: bool = False) -> None:
+Snapshot = tuple[int, RoomRead]
+
+
+def take_snapshot(room_id: int) -> Snapshot:
+    """Read the room for a refresh, stamped with when the read began. Runs in a worker
+    thread (inside a turn's own database visit, when it can)."""
+    stamp = time.time_ns()
+    return stamp, current_room(room_id)
+
+
+async def publish_state_refresh(
+    room_id: int, *, reset: bool = False, snapshot: Snapshot | None = None
+) -> None:
     """Tell every connection of the room to send its viewer a fresh `state` (marked
-    `reset` after a campaign wipe)."""
-    await _group_send(room_id, {"type": "room.state", "refresh": _refresh_id(), "reset": reset})
+    `reset` after a campaign wipe), from `snapshot` (read here when not given). Never
+    raises: the room's changes are committed, and sessions catch up on their next refresh."""
+    if snapshot is None:
+        try:
+            snapshot = await database_sync_to_async(take_snapshot)(room_id)
+        except Exception as exc:
+            log.warning("room=%s state refresh could not read the room: %r", room_id, exc)
+            return
+    stamp, room = snapshot
+    await _group_send(
+        room_id, {"type": "room.state", "stamp": stamp, "room": room.as_message(), "reset": reset}
+    )
 
 
 async def publish_key_changed(room_id: int, key_id: int) -> None:
@@ -107,7 +132,7 @@ async def publish_disconnect(room_id: int, member_id: str) -> None:
 
 
 def _refresh_id() -> str:
-    # The connections of one process that receive the same refresh read the room once.
+    # The connections of one process that receive the same refresh read presence once.
     return uuid.uuid4().hex
 
 
@@ -322,11 +347,12 @@ class Upkeep:
         return present
 
 
-class RoomReads:
-    """What a refresh reads about a room, read once per process and shared.
+class OnlineReads:
+    """Who is online in a room, read once per process for each presence refresh and
+    shared by its sessions there.
 
-    Per-process derived data, not shared truth: the truth stays in the cache and the
-    database; this only spares six viewers of one room six identical reads.
+    Per-process derived data, not shared truth: the truth stays in the cache; this
+    only spares six viewers of one room six identical reads.
     """
 
     KEEP = 256
@@ -334,23 +360,18 @@ class RoomReads:
     def __init__(self) -> None:
         self._reads: OrderedDict[tuple[int, str], asyncio.Task] = OrderedDict()
 
-    async def read(self, room_id: int, refresh: str | None) -> tuple[list[coordination.Member], RoomRead]:
-        """(online members, the room's game state) as of `refresh` (fresh when None)."""
+    async def read(self, room_id: int, refresh: str | None) -> list[coordination.Member]:
+        """The room's online members as of `refresh` (fresh when None)."""
         if refresh is None:
-            return await self._read(room_id)
+            return await coordination.shared().online_members(room_id)
         key = (room_id, refresh)
         task = self._reads.get(key)
         if task is None:
-            task = asyncio.ensure_future(self._read(room_id))
+            task = asyncio.ensure_future(coordination.shared().online_members(room_id))
             self._reads[key] = task
             while len(self._reads) > self.KEEP:
                 self._reads.popitem(last=False)
         return await asyncio.shield(task)
 
-    @staticmethod
-    async def _read(room_id: int) -> tuple[list[coordination.Member], RoomRead]:
-        online = await coordination.shared().online_members(room_id)
-        return online, await database_sync_to_async(read_room)(room_id)
 
-
-room_reads = RoomReads()
+online_reads = OnlineReads()

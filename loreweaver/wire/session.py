@@ -96,6 +96,10 @@ class SessionCore:
         self.inputs = handlers.MemberInputs(self)
         self._media: media_channel.MediaRequests | None = None
         self._delivered = DeliveredRows()
+        # The newest snapshot of the room this connection has seen, and who is online:
+        # each `state` it sends is projected from them.
+        self._snapshot: hub.Snapshot | None = None
+        self._online: list[coordination.Member] = []
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -361,15 +365,15 @@ class SessionCore:
         )
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
-        online, room_now = await hub.room_reads.read(seat.room_id, None)
-        self.send(self._presence(online))
+        await self._read_room_now(seat)
+        self.send(self._presence(self._online))
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
             self.send(frames.turn_busy(actor))
         failpoints.hit("join.replay")
         self._show(await self._replay(seat))
-        self.send(self._state(seat, online, room_now))
+        self.send(self._state(seat))
         self.send(frames.ui_manifest([]))
         if not await database_sync_to_async(bot_on)(seat.room_id):
             self.send(frames.system(notice("human_keeper", self.locale)))
@@ -434,9 +438,10 @@ class SessionCore:
             message = await self._inbox.get()
             try:
                 await self._on_room_message(message)
-            except Exception:
-                # One bad message must not deafen the connection to the rest of the room.
-                log.exception("connection=%s could not handle %s", self.connection_id, message.get("type"))
+            except Exception as exc:
+                # One bad message must not deafen the connection to the rest of the room;
+                # a store that is away for a moment is a warning, not a bug.
+                log_failure(exc, "connection=%s could not handle %s", self.connection_id, message.get("type"))
 
     async def _on_room_message(self, message: dict) -> None:
         seat = self.seat
@@ -454,9 +459,11 @@ class SessionCore:
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
-                await self._send_presence_and_state(seat, message.get("refresh"))
+                self._online = await hub.online_reads.read(seat.room_id, message.get("refresh"))
+                self._send_presence_and_state(seat)
         elif kind == "room.state":
-            state = self._state(seat, *await hub.room_reads.read(seat.room_id, message.get("refresh")))
+            self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
+            state = self._state(seat)
             if message.get("reset"):
                 state["reset"] = True  # the client also clears its scrollback
             self.send(state)
@@ -469,10 +476,19 @@ class SessionCore:
         elif kind == "room.resync":
             await self._catch_up(seat)
 
-    async def _send_presence_and_state(self, seat: Seat, refresh: str | None) -> None:
-        online, room = await hub.room_reads.read(seat.room_id, refresh)
-        self.send(self._presence(online))
-        self.send(self._state(seat, online, room))
+    def _send_presence_and_state(self, seat: Seat) -> None:
+        self.send(self._presence(self._online))
+        self.send(self._state(seat))
+
+    async def _read_room_now(self, seat: Seat) -> None:
+        """Read who is online and the room itself, fresh."""
+        self._online = await hub.online_reads.read(seat.room_id, None)
+        self._adopt(await database_sync_to_async(hub.take_snapshot)(seat.room_id))
+
+    def _adopt(self, snapshot: hub.Snapshot) -> None:
+        """Keep `snapshot` unless this connection has already seen a newer one."""
+        if self._snapshot is None or snapshot[0] >= self._snapshot[0]:
+            self._snapshot = snapshot
 
     async def _catch_up(self, seat: Seat) -> None:
         """After the layer came back from a failure: the stored lines this connection
@@ -481,7 +497,8 @@ class SessionCore:
         if not await coordination.shared().busy_actor(seat.room_id):
             # A turn that ended during the outage may have lost its `idle`.
             self.send(frames.turn_idle())
-        await self._send_presence_and_state(seat, None)
+        await self._read_room_now(seat)
+        self._send_presence_and_state(seat)
 
     async def _key_changed(self, seat: Seat) -> None:
         """This connection's access key changed: closed when it is gone (or moved to
@@ -521,6 +538,8 @@ class SessionCore:
     def _presence(online: list[coordination.Member]) -> dict:
         return frames.presence([(m.member_id, m.name) for m in online])
 
-    def _state(self, seat: Seat, online: list[coordination.Member], room: RoomRead) -> dict:
+    def _state(self, seat: Seat) -> dict:
+        assert self._snapshot is not None, "a joined connection has read its room"
         viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
-        return build_state(room=room, viewer=viewer, online=[(m.member_id, m.name) for m in online])
+        online = [(m.member_id, m.name) for m in self._online]
+        return build_state(room=self._snapshot[1], viewer=viewer, online=online)

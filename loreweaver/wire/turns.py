@@ -43,10 +43,10 @@ class TurnContext:
     queued_notice: Callable[[], None]
 
 
-def _store_utterance(room_id: int, member: coordination.Member, text: str) -> TranscriptEntry:
+def _store_utterance(room_id: int, member: coordination.Member, text: str, *, bot: bool) -> TranscriptEntry:
     """A line of play. While a human keeper narrates (`.bot off`), a keeper's line is the
     Keeper's narration; otherwise every line is a player's."""
-    narrates = member.role == "keeper" and not bot_on(room_id)
+    narrates = member.role == "keeper" and not bot
     return services.transcript_append(
         room=Room(pk=room_id),
         speaker=Speaker.KEEPER if narrates else Speaker.PLAYER,
@@ -68,11 +68,52 @@ def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -
     )
 
 
-def _dispatch(text: str, caller: commands.Caller) -> tuple[commands.CommandReply | None, list[TurnEvent]]:
+@dataclass
+class Played:
+    """What a turn's database work did (`play_in_database`)."""
+
+    member: coordination.Member
+    caller: commands.Caller
+    guided: bool = False  # the sample adventure's guided action: set up apart
+    reply: commands.CommandReply | None = None
+    events: list[TurnEvent] = dataclasses.field(default_factory=list)
+    entry: TranscriptEntry | None = None  # the stored line of play
+    keeper_locale: str = ""  # the room's language, when the Keeper answers the line
+    # The room as the turn left it, when nothing more happens in it this turn.
+    snapshot: hub.Snapshot | None = None
+
+
+def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = False) -> Played | None:
+    """The database side of a turn, in one visit to the database thread: the key as it
+    is now (None when it was revoked), then the command answered, or the line stored,
+    and the room read for the closing `state` when the turn ends here."""
+    holder = services.key_member(context.key_id)
+    if holder is None or holder.room_id != context.room_id:
+        return None
+    member = coordination.Member(holder.member_id, holder.name, holder.role)
+    caller = commands.Caller(
+        room_id=context.room_id,
+        member_id=member.member_id,
+        name=member.name,
+        is_keeper=member.role == "keeper",
+        locale=context.locale,
+    )
+    if sample.is_guided_action(text) and not demo_set_up:
+        return Played(member, caller, guided=True)
     reply = commands.dispatch(text, caller)
-    if reply is None or not reply.events:
-        return reply, []
-    return reply, _record_events(caller.room_id, reply, caller.member_id)
+    if reply is not None:
+        events = _record_events(context.room_id, reply, member.member_id) if reply.events else []
+        played = Played(member, caller, reply=reply, events=events)
+        if reply.follow_up is None and not reply.media:
+            played.snapshot = hub.take_snapshot(context.room_id)
+        return played
+    bot = bot_on(context.room_id)
+    played = Played(member, caller, entry=_store_utterance(context.room_id, member, text, bot=bot))
+    if bot:
+        played.keeper_locale = tools.room_locale(context.room_id, context.locale)
+    else:
+        played.snapshot = hub.take_snapshot(context.room_id)
+    return played
 
 
 async def _answer_command(
@@ -185,7 +226,7 @@ class RoomSink:
 async def _keeper_answers(context: TurnContext, locale: str) -> None:
     """The Keeper's branch of a turn: busy, the answer, idle (also after a failure). With
     the bot off (`.bot off`) nobody answers: the human keeper narrates."""
-    model, window = await model_for_room(context.room_id, context.member.member_id, locale)
+    model, window = await model_for_room(context.room_id, context.member.member_id, locale, bot=True)
     if model is None:
         return
     sink = RoomSink(context.room_id, context.member.name)
@@ -236,42 +277,36 @@ async def run_input(context: TurnContext, text: str) -> None:
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
             await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
-        holder = await database_sync_to_async(services.key_holder)(context.key_id)
-        if holder is None or holder.room_id != context.room_id:
+        played = await database_sync_to_async(play_in_database)(context, text)
+        if played is None:
             return  # the key was revoked: its session is being closed
-        context = dataclasses.replace(
-            context, member=coordination.Member(holder.member_id, holder.name, holder.role)
-        )
-        caller = commands.Caller(
-            room_id=context.room_id,
-            member_id=context.member.member_id,
-            name=context.member.name,
-            is_keeper=context.member.role == "keeper",
-            locale=context.locale,
-        )
-        if sample.is_guided_action(text) and not await _start_demo(context, text):
-            context.send_private(
-                frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
-            )
-            return
-        reply, events = await database_sync_to_async(_dispatch)(text, caller)
-        if reply is not None:
-            await _answer_command(context, text, reply, events)
-            follow_up = reply.follow_up
-        else:
-            entry = await database_sync_to_async(_store_utterance)(context.room_id, context.member, text)
-            await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id))
-            try:
-                failpoints.hit("input.keeper")
-                locale = await database_sync_to_async(tools.room_locale)(context.room_id, context.locale)
-                await _keeper_answers(context, locale)
-            except Exception:
-                # The line is committed and shown: it must not be reported as failed.
-                log.exception("room=%s the Keeper could not answer", context.room_id)
-                await hub.publish(
-                    context.room_id,
-                    frames.system(notice("keeper_failed", context.locale), "warn"),
+        context = dataclasses.replace(context, member=played.member)
+        if played.guided:
+            if not await _start_demo(context, text):
+                context.send_private(
+                    frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
                 )
-        await hub.publish_state_refresh(context.room_id)
+                return
+            played = await database_sync_to_async(play_in_database)(context, text, demo_set_up=True)
+            if played is None:
+                return
+        if played.reply is not None:
+            await _answer_command(context, text, played.reply, played.events)
+            follow_up = played.reply.follow_up
+        else:
+            assert played.entry is not None
+            await hub.publish(context.room_id, played.entry.as_frame(), row=("entry", played.entry.id))
+            if played.keeper_locale:
+                try:
+                    failpoints.hit("input.keeper")
+                    await _keeper_answers(context, played.keeper_locale)
+                except Exception:
+                    # The line is committed and shown: it must not be reported as failed.
+                    log.exception("room=%s the Keeper could not answer", context.room_id)
+                    await hub.publish(
+                        context.room_id,
+                        frames.system(notice("keeper_failed", context.locale), "warn"),
+                    )
+        await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot)
     if follow_up is not None:
         await _follow_up(context, follow_up)

@@ -1,0 +1,285 @@
+"""Soak: many members playing for minutes through a Redis restart and a killed server.
+
+Hosted profile, on loopback only: two `serve --no-iroh` processes on one Postgres and a
+Redis of the run's own (so it can be restarted), and a scripted model server on
+loopback answering the Keeper. 1,000 members in 100 rooms (10 each, spread over both
+processes) each say a story line every 5 seconds; a quarter of the rooms keep the
+Keeper bot on, so a quarter of the lines are Keeper turns, the rest lines a human
+keeper narrates around. A third of the way in, Redis is restarted (empty); two thirds
+of the way in, one server process is killed with -9 and started again; its members
+reconnect, with backoff, to whichever server answers.
+
+A line counts as acknowledged when its sender saw it come back from the room. At the
+end every room is joined once more with a replay window wide enough for the whole
+evening, and every acknowledged line must be in it. Printed: lines sent and
+acknowledged, acknowledged lines missing from the final replay (must be 0), p50/p99
+of input to own line back, each server's RSS over time with its growth over the last
+half of the run, and the error lines of the server logs.
+
+    python bench/soak.py                  # 1,000 members, 10 minutes
+    python bench/soak.py --quick          # 100 members, 1 minute (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import percentile  # noqa: E402
+from loreweaver.testing.fake_llm import FakeLlm, Text, Usage  # noqa: E402
+from loreweaver.testing.servers import (  # noqa: E402
+    RedisServer,
+    ServerProcess,
+    create_env,
+    destroy_env,
+    start_serve,
+)
+
+PER_ROOM = 10
+REPLY = [Text("The fog "), Text("thickens over "), Text("the harbour."), Usage(600, 12, 300)]
+
+
+@dataclass
+class Tally:
+    sent: int = 0
+    acknowledged: dict[str, set[str]] = field(default_factory=dict)  # room -> frame ids
+    latencies: list[float] = field(default_factory=list)
+    reconnects: int = 0
+
+
+class Servers:
+    """The two server processes, and the addresses members may connect to."""
+
+    def __init__(self, env, settings: dict[str, str]) -> None:
+        self.env = env
+        self.settings = settings
+        self.processes: list[ServerProcess] = [self._start() for _ in range(2)]
+        self.rss: dict[str, list[tuple[float, int]]] = {}
+        self.logs: list[Path] = []
+
+    def _start(self) -> ServerProcess:
+        return start_serve(self.env, "--no-iroh", **self.settings)
+
+    def urls(self) -> list[str]:
+        return [p.ws_url for p in self.processes if p.proc.poll() is None]
+
+    def kill_and_restart(self, index: int) -> None:
+        self.logs.append(self.processes[index].log_path)
+        self.processes[index].kill9()
+        self.processes[index] = self._start()
+
+    def sample_rss(self, at: float) -> None:
+        for n, process in enumerate(self.processes):
+            label = f"server {n + 1} (pid {process.pid})"
+            with contextlib.suppress(Exception):  # a process between kill and restart
+                self.rss.setdefault(label, []).append((at, process.rss()))
+
+    def stop(self) -> None:
+        for process in self.processes:
+            self.logs.append(process.log_path)
+            process.stop()
+
+
+async def _join(url: str, key: str) -> websockets.ClientConnection:
+    socket = await websockets.connect(url, max_size=None, max_queue=None, open_timeout=10)
+    await socket.send(json.dumps({"type": "join", "key": key}))
+    while True:
+        frame = json.loads(await asyncio.wait_for(socket.recv(), 30))
+        if frame["type"] == "ui_manifest":
+            return socket
+        if frame["type"] == "error":
+            raise RuntimeError(frame)
+
+
+async def member(
+    servers: Servers, room: str, key: str, index: int, interval: float, until: float, tally: Tally
+) -> None:
+    """Say a line every `interval` seconds until `until`, reconnecting when cut off."""
+    name_tag = f"{room} m{index}"
+    sequence = 0
+    delay = 0.2
+    await asyncio.sleep(random.uniform(0, interval))
+    while time.monotonic() < until:
+        urls = servers.urls()
+        try:
+            socket = await _join(urls[(index + tally.reconnects) % len(urls)], key)
+        except Exception:
+            tally.reconnects += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+            continue
+        delay = 0.2
+        try:
+            while time.monotonic() < until:
+                text = f"{name_tag} line {sequence}"
+                sequence += 1
+                sent = time.perf_counter()
+                await socket.send(json.dumps({"type": "input", "text": text}))
+                tally.sent += 1
+                next_at = time.monotonic() + interval
+                while True:
+                    frame = json.loads(await asyncio.wait_for(socket.recv(), 60))
+                    if frame.get("type") == "narrative" and frame.get("text") == text:
+                        tally.acknowledged.setdefault(room, set()).add(frame["id"])
+                        tally.latencies.append(time.perf_counter() - sent)
+                        break
+                # Read what the room says until the next line is due.
+                while (left := next_at - time.monotonic()) > 0:
+                    try:
+                        await asyncio.wait_for(socket.recv(), left)
+                    except TimeoutError:
+                        break
+        except Exception:
+            tally.reconnects += 1  # the server went away (or stalled): join again
+        finally:
+            await socket.close()
+
+
+async def human_keeper(url: str, key: str) -> None:
+    socket = await _join(url, key)
+    await socket.send(json.dumps({"type": "input", "text": ".bot off"}))
+    while json.loads(await socket.recv()).get("speaker") != "system":
+        pass
+    await socket.close()
+
+
+async def final_replay(url: str, key: str) -> set[str]:
+    """The ids of every story line a fresh join replays."""
+    socket = await websockets.connect(url, max_size=None, max_queue=None)
+    await socket.send(json.dumps({"type": "join", "key": key}))
+    ids = set()
+    while True:
+        frame = json.loads(await asyncio.wait_for(socket.recv(), 60))
+        if frame["type"] == "narrative":
+            ids.add(frame["id"])
+        if frame["type"] == "state":
+            break
+    await socket.close()
+    return ids
+
+
+async def soak(servers: Servers, redis: RedisServer, plan: dict, keys: dict, tally: Tally) -> list[str]:
+    started = time.monotonic()
+    until = started + plan["seconds"]
+    events = []
+    for keeper_key in keys["keepers"].values():
+        await human_keeper(servers.urls()[0], keeper_key)
+    members = [
+        asyncio.create_task(member(servers, room, key, n, plan["interval"], until, tally))
+        for room, room_keys in keys["members"].items()
+        for n, key in enumerate(room_keys)
+    ]
+    restarted_redis = killed = False
+    while time.monotonic() < until:
+        elapsed = time.monotonic() - started
+        servers.sample_rss(elapsed)
+        if not restarted_redis and elapsed > plan["seconds"] / 3:
+            restarted_redis = True
+            redis.stop()
+            redis.start()
+            events.append(f"{elapsed:5.0f} s: Redis restarted (empty)")
+        if not killed and elapsed > 2 * plan["seconds"] / 3:
+            killed = True
+            await asyncio.to_thread(servers.kill_and_restart, 1)
+            events.append(f"{elapsed:5.0f} s: server 2 killed with -9 and started again")
+        await asyncio.sleep(min(10.0, plan["seconds"] / 20))
+    await asyncio.gather(*members, return_exceptions=True)
+    servers.sample_rss(time.monotonic() - started)
+    return events
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100 members for a minute (CI)")
+    parser.add_argument("--members", type=int, help="members in all (10 per room)")
+    parser.add_argument("--minutes", type=float, help="how long the load runs")
+    parser.add_argument("--interval", type=float, default=5.0, help="seconds between a member's lines")
+    args = parser.parse_args()
+    members = args.members or (100 if args.quick else 1000)
+    plan = {"seconds": 60 * (args.minutes or (1 if args.quick else 10)), "interval": args.interval}
+    rooms = [f"soak-{r}" for r in range(max(1, members // PER_ROOM))]
+    keeper_rooms = set(rooms[: max(1, len(rooms) // 4)])
+
+    base = Path(tempfile.mkdtemp(prefix="soak-"))
+    redis = RedisServer(base / "redis")
+    llm = FakeLlm(standing_reply=REPLY, keep_requests=False).start()
+    env = create_env(base / "data", hosted=True, redis_url=redis.url)
+    tally = Tally()
+    try:
+        keys = {
+            "members": {room: [env.mint(room, f"m{n}") for n in range(PER_ROOM)] for room in rooms},
+            "keepers": {room: env.mint(room, "host", "keeper") for room in rooms if room not in keeper_rooms},
+            "check": {room: env.mint(room, "checker") for room in rooms},
+        }
+        settings = {
+            "TRPG_LLM__PROVIDER": "openai",
+            "TRPG_LLM__BASE_URL": llm.url,
+            "TRPG_LLM__API_KEY": "soak",
+            "TRPG_LLM__CHAT_MODEL": "scripted-keeper",
+            "TRPG_TUI__MAX_CONNECTIONS": "5000",
+            "TRPG_REPLAY__ENTRIES": "1000000",
+        }
+        servers = Servers(env, settings)
+        try:
+            events = asyncio.run(soak(servers, redis, plan, keys, tally))
+
+            async def check() -> dict[str, set[str]]:
+                url = servers.urls()[0]
+                return {room: await final_replay(url, key) for room, key in keys["check"].items()}
+
+            replayed = asyncio.run(check())
+        finally:
+            servers.stop()
+        errors = [
+            line
+            for log in servers.logs
+            for line in log.read_text(errors="replace").splitlines()
+            if "ERROR" in line or "Traceback" in line
+        ]
+    finally:
+        destroy_env(env)
+        llm.stop()
+        redis.stop()
+
+    acknowledged = sum(len(ids) for ids in tally.acknowledged.values())
+    missing = sum(len(ids - replayed.get(room, set())) for room, ids in tally.acknowledged.items())
+    print(
+        f"soak: {members} members in {len(rooms)} rooms ({len(keeper_rooms)} with the Keeper on), "
+        f"a line each every {plan['interval']:g} s for {plan['seconds'] / 60:g} min, "
+        "hosted profile, 2 servers"
+    )
+    for event in events:
+        print(f"  {event}")
+    print(f"  lines sent {tally.sent}, acknowledged {acknowledged}, reconnects {tally.reconnects}")
+    print(f"  acknowledged lines missing from the final replay: {missing}")
+    print(
+        f"  input to own line back: p50 {percentile(tally.latencies, 0.5) * 1000:.1f} ms, "
+        f"p99 {percentile(tally.latencies, 0.99) * 1000:.1f} ms"
+    )
+    for label, samples in servers.rss.items():
+        if len(samples) < 2:
+            continue
+        half = [rss for at, rss in samples if at >= samples[-1][0] / 2]
+        growth = (half[-1] - half[0]) / half[0] * 100 if len(half) >= 2 else 0.0
+        curve = " ".join(f"{rss / 2**20:.0f}" for _at, rss in samples)
+        print(f"  RSS {label} (MiB over time): {curve}; over the last half {growth:+.1f}%")
+    print(f"  error lines in the server logs: {len(errors)}")
+    for line in errors[:10]:
+        print(f"    {line}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""The key-value stores under `coordination`: the local-memory cache (one process) and
+Redis (every process of a hosted table).
+
+Besides plain reads and writes, a store offers the compound steps on every input's path
+(a rate-limit take, drawing, claiming and releasing a turn) as single atomic operations:
+written once over the plain ones for the local store, where nothing else can run in
+between, and as Lua scripts on Redis, one round trip each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from django.core.cache import cache
+
+TURN_LEASE_TTL = 15
+# How long a drawn ticket's owner is remembered (a wait in the queue is far shorter).
+TURN_OWNER_TTL = 3600
+
+
+class Store:
+    """The few atomic operations the coordination logic needs.
+
+    The compound operations below are written here over the plain ones; that is atomic
+    only for a store no other process shares (nothing here awaits anything that could
+    let another task in between), so the Redis store replaces each with a Lua script.
+    A compound operation on the turn queue refuses (None) while the queue's mutex is
+    held by the slow path that skips dead tickets.
+    """
+
+    async def get(self, key: str) -> Any: ...
+    async def get_many(self, keys: list[str]) -> dict[str, Any]: ...
+    async def set(self, key: str, value: Any, ttl: int | None) -> None: ...
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool: ...
+    async def delete(self, key: str) -> None: ...
+    async def incr(self, key: str, ttl: int | None = None) -> int: ...
+
+    async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
+        """Take one token from every bucket at `keys`, or from none if any is empty."""
+        now = time.time()
+        stored = await self.get_many(keys)
+        levels = {}
+        for key in keys:
+            tokens, updated = stored.get(key, (burst, now))
+            levels[key] = min(burst, tokens + (now - updated) / refill_seconds)
+        if any(level < 1 for level in levels.values()):
+            return False
+        for key, level in levels.items():
+            await self.set(key, (level - 1, now), ttl)
+        return True
+
+    async def draw_ticket(self, room_id: int, owner: str) -> int:
+        """The room's next ticket, recorded as `owner`'s."""
+        ticket = await self.incr(f"turn:{room_id}:next")
+        await self.set(f"turn:{room_id}:owner:{ticket}", owner, TURN_OWNER_TTL)
+        return ticket
+
+    async def claim_turn(self, room_id: int, ticket: int, lease: dict) -> int | None:
+        """Take the room's turn with `lease` if `ticket` is being served. Returns the
+        ticket being served (equal to `ticket` when claimed), None while locked."""
+        if await self.get(f"mutex:turn:{room_id}") is not None:
+            return None
+        key = f"turn:{room_id}:serving"
+        serving = await self.get(key)
+        if serving is None:
+            serving = {"ticket": 1, "since": time.time()}
+            await self.set(key, serving, None)
+        if serving["ticket"] == ticket:
+            await self.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
+        return serving["ticket"]
+
+    async def release_turn(self, room_id: int, ticket: int) -> bool:
+        """End the turn of `ticket`: serve the next, drop its lease and owner. False
+        (nothing done) while locked."""
+        if await self.get(f"mutex:turn:{room_id}") is not None:
+            return False
+        serving = await self.get(f"turn:{room_id}:serving")
+        if serving is not None and serving["ticket"] == ticket:
+            await self.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
+        lease = await self.get(f"turn:{room_id}:lease")
+        if lease is not None and lease.get("ticket") == ticket:
+            await self.delete(f"turn:{room_id}:lease")
+        await self.delete(f"turn:{room_id}:owner:{ticket}")
+        return True
+
+
+class LocalStore(Store):
+    """The local-memory cache, called directly: one process, no thread hop needed."""
+
+    async def get(self, key: str) -> Any:
+        return cache.get(key)
+
+    async def get_many(self, keys: list[str]) -> dict[str, Any]:
+        return cache.get_many(keys)
+
+    async def set(self, key: str, value: Any, ttl: int | None) -> None:
+        cache.set(key, value, ttl)
+
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
+        return cache.add(key, value, ttl)
+
+    async def delete(self, key: str) -> None:
+        cache.delete(key)
+
+    async def incr(self, key: str, ttl: int | None = None) -> int:
+        cache.add(key, 0, ttl)
+        value = cache.incr(key)
+        if ttl is not None:
+            cache.touch(key, ttl)
+        return value
+
+
+# Values are JSON, as `RedisStore` writes them; times are the caller's clock (`now`).
+_TAKE_TOKENS = """
+local burst, refill, now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local levels = {}
+for i, key in ipairs(KEYS) do
+  local tokens, updated = burst, now
+  local raw = redis.call('GET', key)
+  if raw then
+    local stored = cjson.decode(raw)
+    tokens, updated = stored[1], stored[2]
+  end
+  levels[i] = math.min(burst, tokens + (now - updated) / refill)
+  if levels[i] < 1 then return 0 end
+end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, cjson.encode({levels[i] - 1, now}), 'EX', ttl)
+end
+return 1
+"""
+_DRAW_TICKET = """
+local ticket = redis.call('INCR', KEYS[1])
+redis.call('SET', KEYS[2] .. ticket, ARGV[1], 'EX', ARGV[2])
+return ticket
+"""
+# KEYS: mutex, serving, lease. ARGV: ticket, lease JSON, lease ttl, now.
+_CLAIM_TURN = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local raw = redis.call('GET', KEYS[2])
+local serving = 1
+if raw then
+  serving = cjson.decode(raw)['ticket']
+else
+  redis.call('SET', KEYS[2], cjson.encode({ticket = 1, since = tonumber(ARGV[4])}))
+end
+if serving == tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[3], ARGV[2], 'EX', ARGV[3])
+end
+return serving
+"""
+# KEYS: mutex, serving, lease, owner. ARGV: ticket, now.
+_RELEASE_TURN = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local ticket = tonumber(ARGV[1])
+local raw = redis.call('GET', KEYS[2])
+if raw and cjson.decode(raw)['ticket'] == ticket then
+  redis.call('SET', KEYS[2], cjson.encode({ticket = ticket + 1, since = tonumber(ARGV[2])}))
+end
+raw = redis.call('GET', KEYS[3])
+if raw and cjson.decode(raw)['ticket'] == ticket then redis.call('DEL', KEYS[3]) end
+redis.call('DEL', KEYS[4])
+return 1
+"""
+
+
+class RedisStore(Store):
+    """Redis through its asyncio client, one connection pool per event loop."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        self._url = url
+        self._prefix = f"{prefix}:coord:"
+        self._clients: dict[int, Any] = {}
+        self._scripts: dict[int, dict[str, Any]] = {}
+
+    def _client(self) -> Any:
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(id(loop))
+        if client is None:
+            client = aioredis.from_url(self._url)
+            self._clients[id(loop)] = client
+            self._scripts[id(loop)] = {
+                name: client.register_script(source)
+                for name, source in (
+                    ("take_tokens", _TAKE_TOKENS),
+                    ("draw_ticket", _DRAW_TICKET),
+                    ("claim_turn", _CLAIM_TURN),
+                    ("release_turn", _RELEASE_TURN),
+                )
+            }
+        return client
+
+    def _script(self, name: str) -> Any:
+        self._client()
+        return self._scripts[id(asyncio.get_running_loop())][name]
+
+    async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
+        keys = [self._prefix + key for key in keys]
+        return bool(
+            await self._script("take_tokens")(keys=keys, args=[burst, refill_seconds, time.time(), ttl])
+        )
+
+    async def draw_ticket(self, room_id: int, owner: str) -> int:
+        keys = [f"{self._prefix}turn:{room_id}:next", f"{self._prefix}turn:{room_id}:owner:"]
+        return int(await self._script("draw_ticket")(keys=keys, args=[json.dumps(owner), TURN_OWNER_TTL]))
+
+    async def claim_turn(self, room_id: int, ticket: int, lease: dict) -> int | None:
+        keys = [
+            self._prefix + k
+            for k in (f"mutex:turn:{room_id}", f"turn:{room_id}:serving", f"turn:{room_id}:lease")
+        ]
+        args = [ticket, json.dumps(lease), TURN_LEASE_TTL, time.time()]
+        serving = int(await self._script("claim_turn")(keys=keys, args=args))
+        return None if serving < 0 else serving
+
+    async def release_turn(self, room_id: int, ticket: int) -> bool:
+        keys = [
+            self._prefix + k
+            for k in (
+                f"mutex:turn:{room_id}",
+                f"turn:{room_id}:serving",
+                f"turn:{room_id}:lease",
+                f"turn:{room_id}:owner:{ticket}",
+            )
+        ]
+        return bool(await self._script("release_turn")(keys=keys, args=[ticket, time.time()]))
+
+    async def get(self, key: str) -> Any:
+        raw = await self._client().get(self._prefix + key)
+        return None if raw is None else json.loads(raw)
+
+    async def get_many(self, keys: list[str]) -> dict[str, Any]:
+        if not keys:
+            return {}
+        raws = await self._client().mget([self._prefix + k for k in keys])
+        return {k: json.loads(r) for k, r in zip(keys, raws, strict=True) if r is not None}
+
+    async def set(self, key: str, value: Any, ttl: int | None) -> None:
+        await self._client().set(self._prefix + key, json.dumps(value), ex=ttl)
+
+    async def add(self, key: str, value: Any, ttl: int | None) -> bool:
+        return bool(await self._client().set(self._prefix + key, json.dumps(value), ex=ttl, nx=True))
+
+    async def delete(self, key: str) -> None:
+        await self._client().delete(self._prefix + key)
+
+    async def incr(self, key: str, ttl: int | None = None) -> int:
+        if ttl is None:
+            return int(await self._client().incr(self._prefix + key))
+        async with self._client().pipeline(transaction=True) as pipe:
+            value, _ = await pipe.incr(self._prefix + key).expire(self._prefix + key, ttl).execute()
+        return int(value)
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+        self._scripts.clear()
