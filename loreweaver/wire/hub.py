@@ -22,6 +22,8 @@ Messages on the layer:
 - `room.disconnect`: the operator disconnects a member's sessions.
 - `room.resync`: the layer came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
+- `room.batch`: several of the above, in order, as one message: a turn's frames and
+  its closing state cost one trip through the layer (`into=` a `Batch`, then `flush`).
 
 A snapshot carries the time its read began (`stamp`); a session keeps the newest it
 has seen, so a refresh that overtakes another on the way never shows older data.
@@ -65,6 +67,25 @@ async def _group_send(room_id: int, message: dict) -> None:
         local_hub.layer_failed(room_id)
 
 
+Batch = list[dict]
+
+
+async def _send(room_id: int, message: dict, into: Batch | None) -> None:
+    if into is None:
+        await _group_send(room_id, message)
+    else:
+        into.append(message)
+
+
+async def flush(room_id: int, batch: Batch) -> None:
+    """Send the messages gathered in `batch` (in order, as one) and empty it."""
+    if len(batch) == 1:
+        await _group_send(room_id, batch[0])
+    elif batch:
+        await _group_send(room_id, {"type": "room.batch", "messages": list(batch)})
+    batch.clear()
+
+
 async def publish(
     room_id: int,
     frame: dict,
@@ -72,9 +93,11 @@ async def publish(
     audience: str = Audience.EVERYONE,
     member_id: str = "",
     row: tuple[str, int] | None = None,
+    into: Batch | None = None,
 ) -> None:
-    """Send `frame` to the room: to everyone, or to keepers plus `member_id`."""
-    await _group_send(
+    """Send `frame` to the room: to everyone, or to keepers plus `member_id` (or add it
+    to the batch `into`)."""
+    await _send(
         room_id,
         {
             "type": "room.frame",
@@ -83,6 +106,7 @@ async def publish(
             "member_id": member_id,
             "row": list(row) if row else None,
         },
+        into,
     )
 
 
@@ -104,7 +128,7 @@ def take_snapshot(room_id: int) -> Snapshot:
 
 
 async def publish_state_refresh(
-    room_id: int, *, reset: bool = False, snapshot: Snapshot | None = None
+    room_id: int, *, reset: bool = False, snapshot: Snapshot | None = None, into: Batch | None = None
 ) -> None:
     """Tell every connection of the room to send its viewer a fresh `state` (marked
     `reset` after a campaign wipe), from `snapshot` (read here when not given). Never
@@ -116,9 +140,8 @@ async def publish_state_refresh(
             log.warning("room=%s state refresh could not read the room: %r", room_id, exc)
             return
     stamp, room = snapshot
-    await _group_send(
-        room_id, {"type": "room.state", "stamp": stamp, "room": room.as_message(), "reset": reset}
-    )
+    message = {"type": "room.state", "stamp": stamp, "room": room.as_message(), "reset": reset}
+    await _send(room_id, message, into)
 
 
 async def publish_key_changed(room_id: int, key_id: int) -> None:
@@ -234,8 +257,9 @@ class LocalHub:
                 log.warning("channel layer receive failed: %r", exc)
                 self.layer_failed()
                 continue
-            for listener in list(end.listeners):
-                listener.room_message(message)
+            for one in message["messages"] if message.get("type") == "room.batch" else [message]:
+                for listener in list(end.listeners):
+                    listener.room_message(one)
 
     async def _renew(self, room_id: int, end: _RoomEnd) -> None:
         while True:

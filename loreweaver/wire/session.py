@@ -77,6 +77,16 @@ def join_replay(room_id: int, member_id: str, is_keeper: bool) -> selectors.Repl
     return replay
 
 
+def _encoded_for(message: dict, locale: str) -> str:
+    """A room frame's text for viewers in `locale`, encoded once per process: every
+    session of the room here is handed the same message."""
+    encoded = message.setdefault("encoded", {})
+    text = encoded.get(locale)
+    if text is None:
+        text = encoded[locale] = encode(frames.for_viewer(message["frame"], locale))
+    return text
+
+
 class SessionCore:
     """The protocol state machine of one connection."""
 
@@ -455,7 +465,7 @@ class SessionCore:
                     return  # the replay or a catch-up showed it already
                 self._delivered.add(row)
             if self._may_see(seat, message):
-                self.send(frames.for_viewer(message["frame"], self.locale))
+                self._enqueue(_encoded_for(message, self.locale))
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:

@@ -117,7 +117,7 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
 
 
 async def _answer_command(
-    context: TurnContext, text: str, reply: commands.CommandReply, events: list
+    context: TurnContext, text: str, reply: commands.CommandReply, events: list, batch: hub.Batch
 ) -> None:
     # A command's echo is the caller's alone: its arguments (an API key, say) never
     # reach the room or the transcript.
@@ -129,22 +129,28 @@ async def _answer_command(
             audience=event.audience,
             member_id=event.member_id,
             row=("event", event.id),
+            into=batch,
         )
-    await _answer(context, reply)
+    await _answer(context, reply, batch)
 
 
-async def _answer(context: TurnContext, reply: commands.CommandReply) -> None:
-    """A command's reply: its live frames, the media it stored, its text."""
+async def _answer(context: TurnContext, reply: commands.CommandReply, batch: hub.Batch) -> None:
+    """A command's reply: its live frames, the media it stored, its text. Room frames
+    gather in `batch`; it is sent first whenever something goes out another way, so
+    every member sees the turn in order."""
     for frame in reply.live:
-        await hub.publish(context.room_id, frame)
+        await hub.publish(context.room_id, frame, into=batch)
+    if reply.media:
+        await hub.flush(context.room_id, batch)
     for item_id in reply.media:
         item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
         await media_channel.announce(context.room_id, item)
     answer = _line(Speaker.SYSTEM, reply.text)
     if reply.private:
+        await hub.flush(context.room_id, batch)
         context.send_private(answer)
     else:
-        await hub.publish(context.room_id, answer)
+        await hub.publish(context.room_id, answer, into=batch)
 
 
 async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
@@ -156,8 +162,10 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
         log.warning("room=%s a command's follow-up failed: %s", context.room_id, failure)
         fetched = failure
     reply = await database_sync_to_async(work.finish)(fetched)
-    await _answer(context, reply)
-    await hub.publish_state_refresh(context.room_id)
+    batch: hub.Batch = []
+    await _answer(context, reply, batch)
+    await hub.publish_state_refresh(context.room_id, into=batch)
+    await hub.flush(context.room_id, batch)
 
 
 def _line(speaker: str, text: str, *, name: str = "") -> dict:
@@ -290,23 +298,32 @@ async def run_input(context: TurnContext, text: str) -> None:
             played = await database_sync_to_async(play_in_database)(context, text, demo_set_up=True)
             if played is None:
                 return
-        if played.reply is not None:
-            await _answer_command(context, text, played.reply, played.events)
-            follow_up = played.reply.follow_up
-        else:
-            assert played.entry is not None
-            await hub.publish(context.room_id, played.entry.as_frame(), row=("entry", played.entry.id))
-            if played.keeper_locale:
-                try:
-                    failpoints.hit("input.keeper")
-                    await _keeper_answers(context, played.keeper_locale)
-                except Exception:
-                    # The line is committed and shown: it must not be reported as failed.
-                    log.exception("room=%s the Keeper could not answer", context.room_id)
-                    await hub.publish(
-                        context.room_id,
-                        frames.system(notice("keeper_failed", context.locale), "warn"),
-                    )
-        await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot)
+        # The turn's room frames and its closing state go out as one message, except
+        # that the line goes at once when the Keeper is about to answer it.
+        batch: hub.Batch = []
+        try:
+            if played.reply is not None:
+                await _answer_command(context, text, played.reply, played.events, batch)
+                follow_up = played.reply.follow_up
+            else:
+                assert played.entry is not None
+                entry = played.entry
+                await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id), into=batch)
+                if played.keeper_locale:
+                    await hub.flush(context.room_id, batch)
+                    try:
+                        failpoints.hit("input.keeper")
+                        await _keeper_answers(context, played.keeper_locale)
+                    except Exception:
+                        # The line is committed and shown: it must not be reported as failed.
+                        log.exception("room=%s the Keeper could not answer", context.room_id)
+                        await hub.publish(
+                            context.room_id,
+                            frames.system(notice("keeper_failed", context.locale), "warn"),
+                        )
+            await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot, into=batch)
+        finally:
+            # Committed rows are announced even when the turn failed half-way.
+            await hub.flush(context.room_id, batch)
     if follow_up is not None:
         await _follow_up(context, follow_up)
