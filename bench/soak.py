@@ -171,10 +171,19 @@ async def final_replay(url: str, key: str) -> set[str]:
     return ids
 
 
-async def soak(servers: Servers, redis: RedisServer, plan: dict, keys: dict, tally: Tally) -> list[str]:
+# Errors logged this long after an intended fault (or after the load ended, while the
+# servers are stopped) are the fault's own; any other error line counts against the run.
+FAULT_WINDOW = 15.0
+
+
+async def soak(
+    servers: Servers, redis: RedisServer, plan: dict, keys: dict, tally: Tally
+) -> tuple[list[str], list[float]]:
+    """Run the load; returns what happened when, and the wall-clock times of the faults."""
     started = time.monotonic()
     until = started + plan["seconds"]
     events = []
+    faults: list[float] = []
     for keeper_key in keys["keepers"].values():
         await human_keeper(servers.urls()[0], keeper_key)
     members = [
@@ -188,17 +197,31 @@ async def soak(servers: Servers, redis: RedisServer, plan: dict, keys: dict, tal
         servers.sample_rss(elapsed)
         if not restarted_redis and elapsed > plan["seconds"] / 3:
             restarted_redis = True
+            faults.append(time.time())
             redis.stop()
             redis.start()
             events.append(f"{elapsed:5.0f} s: Redis restarted (empty)")
         if not killed and elapsed > 2 * plan["seconds"] / 3:
             killed = True
+            faults.append(time.time())
             await asyncio.to_thread(servers.kill_and_restart, 1)
             events.append(f"{elapsed:5.0f} s: server 2 killed with -9 and started again")
         await asyncio.sleep(min(10.0, plan["seconds"] / 20))
     await asyncio.gather(*members, return_exceptions=True)
     servers.sample_rss(time.monotonic() - started)
-    return events
+    return events, faults
+
+
+def _error_lines(logs: list[Path]) -> list[tuple[float, str]]:
+    """Each ERROR entry of the server logs with its time (a traceback belongs to the
+    entry before it)."""
+    found = []
+    for log in logs:
+        for line in log.read_text(errors="replace").splitlines():
+            if " ERROR " in line:
+                stamp = time.mktime(time.strptime(line[:19], "%Y-%m-%d %H:%M:%S"))
+                found.append((stamp, line))
+    return found
 
 
 def main() -> None:
@@ -233,8 +256,9 @@ def main() -> None:
             "TRPG_REPLAY__ENTRIES": "1000000",
         }
         servers = Servers(env, settings)
+        faults: list[float] = []
         try:
-            events = asyncio.run(soak(servers, redis, plan, keys, tally))
+            events, faults = asyncio.run(soak(servers, redis, plan, keys, tally))
 
             async def check() -> dict[str, set[str]]:
                 url = servers.urls()[0]
@@ -242,13 +266,12 @@ def main() -> None:
 
             replayed = asyncio.run(check())
         finally:
+            faults.append(time.time())  # stopping the servers is the last intended fault
             servers.stop()
-        errors = [
-            line
-            for log in servers.logs
-            for line in log.read_text(errors="replace").splitlines()
-            if "ERROR" in line or "Traceback" in line
-        ]
+        errors, at_faults = [], []
+        for stamp, line in _error_lines(servers.logs):
+            near = any(fault - 1 <= stamp <= fault + FAULT_WINDOW for fault in faults)
+            (at_faults if near else errors).append(line)
     finally:
         destroy_env(env)
         llm.stop()
@@ -276,8 +299,8 @@ def main() -> None:
         growth = (half[-1] - half[0]) / half[0] * 100 if len(half) >= 2 else 0.0
         curve = " ".join(f"{rss / 2**20:.0f}" for _at, rss in samples)
         print(f"  RSS {label} (MiB over time): {curve}; over the last half {growth:+.1f}%")
-    print(f"  error lines in the server logs: {len(errors)}")
-    for line in errors[:10]:
+    print(f"  errors in the server logs: {len(errors)} (and {len(at_faults)} at the intended faults)")
+    for line in (errors + at_faults)[:10]:
         print(f"    {line}")
 
 

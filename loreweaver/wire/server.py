@@ -26,6 +26,7 @@ from zope.interface import implementer
 from loreweaver import frames
 from loreweaver.wire import hub, self_update
 from loreweaver.wire.consumers import ADMITTED
+from loreweaver.wire.memory import tune_garbage_collection
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT
@@ -159,6 +160,7 @@ class TableServer(Server):
         self._background: list[asyncio.Task] = []
 
     def run(self) -> None:
+        tune_garbage_collection()
         reactor.callWhenRunning(self._started)
         reactor.addSystemEventTrigger("before", "shutdown", self._before_shutdown)
         super().run()

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from loreweaver.wire import hub
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
+from loreweaver.wire.memory import tune_garbage_collection
 from rooms.keystore import import_configured_keys
 
 
@@ -37,6 +38,7 @@ class Command(BaseCommand):
             bind=settings.TRPG_IROH_BIND,
             join_timeout=settings.TRPG_JOIN_TIMEOUT,
         )
+        tune_garbage_collection()
         asyncio.run(self._serve(carrier))
 
     async def _serve(self, carrier: IrohCarrier) -> None:
