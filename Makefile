@@ -30,15 +30,19 @@ test: lint
 
 bench: $(STAMP)
 	$(PY) bench/fanout.py $(ARGS)
+	$(PY) bench/replay.py
 	$(PY) bench/dice.py
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
+	$(PY) bench/soak.py
 
 bench-quick: $(STAMP)
 	$(PY) bench/fanout.py --quick
+	$(PY) bench/replay.py --quick
 	$(PY) bench/dice.py --quick
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick
+	$(PY) bench/soak.py --quick
 
 # Refresh the Chinese catalog from the texts marked in the code, then compile it; the
 # translations test names any text left without Chinese.

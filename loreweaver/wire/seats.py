@@ -76,18 +76,31 @@ class Seat:
 class DeliveredRows:
     """The stored rows (transcript entries, turn events, media) this connection has
     been shown, newest `KEEP`, so that a replay, the live broadcast and a catch-up
-    never show one row twice."""
+    never show one row twice.
 
-    KEEP = 4096
+    Kept as one small integer per row (kind and id packed), since a server holds one
+    of these per connection: a thousand members who played an evening would otherwise
+    keep a few hundred megabytes of tuples. `KEEP` is more than a replay shows (the
+    last lines with their events, and the media library of most rooms); a row shown
+    longer ago than that cannot come back in a replay but a media item, which clients
+    keep by its hash.
+    """
+
+    KEEP = 512
+    _KINDS = {"entry": 0, "event": 1, "media": 2}
 
     def __init__(self) -> None:
-        self._rows: dict[tuple[str, int], None] = {}
+        self._rows: dict[int, None] = {}
+
+    def _packed(self, row: tuple[str, int]) -> int:
+        kind, row_id = row
+        return row_id * 4 + self._KINDS.get(kind, 3)
 
     def __contains__(self, row: tuple[str, int]) -> bool:
-        return row in self._rows
+        return self._packed(row) in self._rows
 
     def add(self, row: tuple[str, int]) -> None:
-        self._rows[row] = None
+        self._rows[self._packed(row)] = None
         if len(self._rows) > self.KEEP:
             del self._rows[next(iter(self._rows))]
 

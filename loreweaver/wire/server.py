@@ -26,7 +26,7 @@ from zope.interface import implementer
 from loreweaver import frames
 from loreweaver.wire import hub, self_update
 from loreweaver.wire.consumers import ADMITTED
-from loreweaver.wire.memory import tune_garbage_collection
+from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT
@@ -172,6 +172,7 @@ class TableServer(Server):
         # minute. Once a request is in, this idle timeout is off until it completes.
         self.http_factory.timeOut = settings.TRPG_JOIN_TIMEOUT
         loop = asyncio.get_event_loop()
+        report_outages_as_warnings(loop)
         self._background.append(loop.create_task(hub.Upkeep().run()))
         if self._iroh is not None:
             self._background.append(loop.create_task(self._iroh.serve()))

@@ -24,6 +24,7 @@ from keeper.kp.turn import KpTurn, run_kp_turn
 from loreweaver import failpoints, frames
 from loreweaver.wire import coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
+from loreweaver.wire.seats import log_failure
 from media_store.models import MediaItem
 from rooms import services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
@@ -314,9 +315,9 @@ async def run_input(context: TurnContext, text: str) -> None:
                     try:
                         failpoints.hit("input.keeper")
                         await _keeper_answers(context, played.keeper_locale)
-                    except Exception:
+                    except Exception as exc:
                         # The line is committed and shown: it must not be reported as failed.
-                        log.exception("room=%s the Keeper could not answer", context.room_id)
+                        log_failure(exc, "room=%s the Keeper could not answer", context.room_id)
                         await hub.publish(
                             context.room_id,
                             frames.system(notice("keeper_failed", context.locale), "warn"),

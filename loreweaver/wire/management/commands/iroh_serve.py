@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from loreweaver.wire import hub
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
-from loreweaver.wire.memory import tune_garbage_collection
+from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from rooms.keystore import import_configured_keys
 
 
@@ -44,6 +44,7 @@ class Command(BaseCommand):
     async def _serve(self, carrier: IrohCarrier) -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        report_outages_as_warnings(loop)
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         ticket = await carrier.start()
