@@ -15,6 +15,7 @@ import base64
 import json
 import queue
 import struct
+import sys
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -52,6 +53,16 @@ class Wait:
 
 
 Part = Text | Tool | Usage | Drop | Wait
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-request (a server process killed on purpose) is
+    not the provider's error: no traceback for a reset connection."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 @dataclass
@@ -219,7 +230,7 @@ class FakeLlm:
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
