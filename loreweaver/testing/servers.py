@@ -288,6 +288,31 @@ def set_key_expiry(env: ServerEnv, room: str, name: str, moment: datetime.dateti
         )
 
 
+def set_character_resource(env: ServerEnv, room: str, name: str, resource: str, value: int) -> None:
+    """Change a character's vital straight in the database, as a script or the admin
+    would, outside any turn of the table."""
+    import json
+
+    room_id = room_id_of(env, room)
+    select = "SELECT id, resources FROM keeper_character WHERE room_id = {0} AND name = {0}"
+    update = "UPDATE keeper_character SET resources = {0} WHERE id = {0}"
+    if env.hosted:
+        import psycopg
+
+        with psycopg.connect(env.database_url) as connection:
+            row_id, resources = connection.execute(select.format("%s"), (room_id, name)).fetchone()
+            resources[resource] = value
+            connection.execute(update.format("%s"), (json.dumps(resources), row_id))
+        return
+    import sqlite3
+
+    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+        row_id, raw = connection.execute(select.format("?"), (room_id, name)).fetchone()
+        resources = json.loads(raw)
+        resources[resource] = value
+        connection.execute(update.format("?"), (json.dumps(resources), row_id))
+
+
 def backup_folder(env: ServerEnv, room: str) -> Path:
     """The folder of `room`'s backups (the room must exist)."""
     import re
