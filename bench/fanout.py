@@ -150,9 +150,10 @@ class Target:
     ready_type: str  # the last frame of a join
     servers: list[ServerProcess] = field(default_factory=list)
     hosted: bool = False
+    pids: dict[str, list[int]] = field(default_factory=dict)  # other processes to meter
 
     def meter(self):
-        parts: dict[str, list[int]] = {}
+        parts: dict[str, list[int]] = dict(self.pids)
         for n, server in enumerate(self.servers):
             name = "sidecar" if server.args[0] == "iroh_serve" else f"server {n + 1}"
             parts[name] = [server.pid]
@@ -291,8 +292,7 @@ def start_target(root: Path, label: str, processes: int, plan: Plan, hosted: boo
 def start_relay() -> tuple[subprocess.Popen, Target]:
     process = subprocess.Popen([sys.executable, "-c", RAW_SERVER], stdout=subprocess.PIPE, text=True)
     port = process.stdout.readline().strip()
-    target = Target("raw websockets", [f"ws://127.0.0.1:{port}/"], "welcome")
-    target.meter = lambda: services_meter(False, {"relay": [process.pid]})  # type: ignore[method-assign]
+    target = Target("raw websockets", [f"ws://127.0.0.1:{port}/"], "welcome", pids={"relay": [process.pid]})
     return process, target
 
 

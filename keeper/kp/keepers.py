@@ -21,15 +21,9 @@ async def offline_keeper_plays() -> bool:
     return not config.usable
 
 
-async def model_for_room(
-    room_id: int, member_id: str = "", locale: str = "", *, bot: bool | None = None
-) -> tuple[ChatModel | None, int]:
-    """The model that answers this room's lines, and its context window (0: none).
-    `bot`: whether the room's bot is on, when the caller has just read it."""
-    if bot is None:
-        bot = await database_sync_to_async(bot_on)(room_id)
-    if not bot:
-        return None, 0
+async def model_for_room(room_id: int, member_id: str = "", locale: str = "") -> tuple[ChatModel, int]:
+    """The model that answers this room's lines while its bot is on (`bot_on`, which the
+    turn reads with the line it stores), and its context window (0: none)."""
     config = await database_sync_to_async(llm_config.resolve)()
     if config.usable:
         return client_for(config), config.context_window

@@ -248,18 +248,26 @@ def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
     return ServerProcess(env, ["iroh_serve", "--iroh-no-relay"], overrides)
 
 
-def room_id_of(env: ServerEnv, room: str) -> int:
-    """The database id of `room` in the environment's database."""
+@contextlib.contextmanager
+def _database(env: ServerEnv):
+    """A connection to the environment's database, from the test process, and the
+    placeholder its SQL takes (`%s` on Postgres, `?` on SQLite); committed on exit."""
     if env.hosted:
         import psycopg
 
         with psycopg.connect(env.database_url) as connection:
-            row = connection.execute("SELECT id FROM rooms_room WHERE name = %s", (room,)).fetchone()
-    else:
-        import sqlite3
+            yield connection, "%s"
+        return
+    import sqlite3
 
-        with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
-            row = connection.execute("SELECT id FROM rooms_room WHERE name = ?", (room,)).fetchone()
+    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+        yield connection, "?"
+
+
+def room_id_of(env: ServerEnv, room: str) -> int:
+    """The database id of `room` in the environment's database."""
+    with _database(env) as (connection, mark):
+        row = connection.execute(f"SELECT id FROM rooms_room WHERE name = {mark}", (room,)).fetchone()
     if row is None:
         raise LookupError(room)
     return row[0]
@@ -269,22 +277,12 @@ def set_key_expiry(env: ServerEnv, room: str, name: str, moment: datetime.dateti
     """Make the keys of `name` in `room` run out at `moment`: the server's clock passing
     a key's expiry, without waiting for it."""
     room_id = room_id_of(env, room)
-    if env.hosted:
-        import psycopg
-
-        with psycopg.connect(env.database_url) as connection:
-            connection.execute(
-                "UPDATE rooms_accesskey SET expires_at = %s WHERE room_id = %s AND name = %s",
-                (moment, room_id, name),
-            )
-        return
-    import sqlite3
-
     # Django keeps SQLite times as UTC text.
-    stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
+    stamp = moment if env.hosted else moment.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    with _database(env) as (connection, mark):
         connection.execute(
-            "UPDATE rooms_accesskey SET expires_at = ? WHERE room_id = ? AND name = ?", (stamp, room_id, name)
+            f"UPDATE rooms_accesskey SET expires_at = {mark} WHERE room_id = {mark} AND name = {mark}",
+            (stamp, room_id, name),
         )
 
 
@@ -294,23 +292,15 @@ def set_character_resource(env: ServerEnv, room: str, name: str, resource: str, 
     import json
 
     room_id = room_id_of(env, room)
-    select = "SELECT id, resources FROM keeper_character WHERE room_id = {0} AND name = {0}"
-    update = "UPDATE keeper_character SET resources = {0} WHERE id = {0}"
-    if env.hosted:
-        import psycopg
-
-        with psycopg.connect(env.database_url) as connection:
-            row_id, resources = connection.execute(select.format("%s"), (room_id, name)).fetchone()
-            resources[resource] = value
-            connection.execute(update.format("%s"), (json.dumps(resources), row_id))
-        return
-    import sqlite3
-
-    with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
-        row_id, raw = connection.execute(select.format("?"), (room_id, name)).fetchone()
-        resources = json.loads(raw)
+    with _database(env) as (connection, mark):
+        row_id, resources = connection.execute(
+            f"SELECT id, resources FROM keeper_character WHERE room_id = {mark} AND name = {mark}",
+            (room_id, name),
+        ).fetchone()
+        resources = json.loads(resources) if isinstance(resources, str) else resources
         resources[resource] = value
-        connection.execute(update.format("?"), (json.dumps(resources), row_id))
+        update = f"UPDATE keeper_character SET resources = {mark} WHERE id = {mark}"
+        connection.execute(update, (json.dumps(resources), row_id))
 
 
 def backup_folder(env: ServerEnv, room: str) -> Path:

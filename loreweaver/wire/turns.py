@@ -74,7 +74,6 @@ class Played:
     """What a turn's database work did (`play_in_database`)."""
 
     member: coordination.Member
-    caller: commands.Caller
     guided: bool = False  # the sample adventure's guided action: set up apart
     reply: commands.CommandReply | None = None
     events: list[TurnEvent] = dataclasses.field(default_factory=list)
@@ -100,16 +99,16 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
         locale=context.locale,
     )
     if sample.is_guided_action(text) and not demo_set_up:
-        return Played(member, caller, guided=True)
+        return Played(member, guided=True)
     reply = commands.dispatch(text, caller)
     if reply is not None:
         events = _record_events(context.room_id, reply, member.member_id) if reply.events else []
-        played = Played(member, caller, reply=reply, events=events)
+        played = Played(member, reply=reply, events=events)
         if reply.follow_up is None and not reply.media:
             played.snapshot = hub.take_snapshot(context.room_id)
         return played
     bot = bot_on(context.room_id)
-    played = Played(member, caller, entry=_store_utterance(context.room_id, member, text, bot=bot))
+    played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=bot))
     if bot:
         played.keeper_locale = tools.room_locale(context.room_id, context.locale)
     else:
@@ -233,11 +232,10 @@ class RoomSink:
 
 
 async def _keeper_answers(context: TurnContext, locale: str) -> None:
-    """The Keeper's branch of a turn: busy, the answer, idle (also after a failure). With
-    the bot off (`.bot off`) nobody answers: the human keeper narrates."""
-    model, window = await model_for_room(context.room_id, context.member.member_id, locale, bot=True)
-    if model is None:
-        return
+    """The Keeper's branch of a turn, when the room's bot is on: busy, the answer, idle
+    (also after a failure). With the bot off (`.bot off`) the turn never comes here:
+    the human keeper narrates."""
+    model, window = await model_for_room(context.room_id, context.member.member_id, locale)
     sink = RoomSink(context.room_id, context.member.name)
     turn = KpTurn(context.room_id, context.member.member_id, context.member.name, locale)
     try:
