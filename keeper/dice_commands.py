@@ -29,8 +29,10 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
     if marker:
         expression = expression[: marker.start()].strip()
         edge = "advantage" if marker.group(1).lower() in ("adv", "advantage", "优势") else "disadvantage"
+    # Only the pack's default die (an empty expression) needs the sheet, to know the pack.
+    actor = game.Actor(caller.room_id, caller.name) if expression or edge else _actor(caller)
     try:
-        rolled = game.roll(_actor(caller), expression, hidden=hidden, edge=edge)
+        rolled = game.roll(actor, expression, hidden=hidden, edge=edge)
     except (DiceError, game.GameError) as refused:
         return CommandReply(refused.message(caller.locale))
     totals = ", ".join(f"{r.breakdown}" for r in rolled.results)

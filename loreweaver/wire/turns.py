@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from keeper.kp import sample, tools
 from keeper.kp.keepers import bot_on, model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
 from loreweaver import failpoints, frames
-from loreweaver.wire import coordination, hub, media_channel
+from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
 from media_store.models import MediaItem
@@ -284,7 +285,7 @@ async def run_input(context: TurnContext, text: str) -> None:
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
             await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
-        played = await database_sync_to_async(play_in_database)(context, text)
+        played = await commits.committed(functools.partial(play_in_database, context, text))
         if played is None:
             return  # the key was revoked: its session is being closed
         context = dataclasses.replace(context, member=played.member)
@@ -294,7 +295,9 @@ async def run_input(context: TurnContext, text: str) -> None:
                     frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
                 )
                 return
-            played = await database_sync_to_async(play_in_database)(context, text, demo_set_up=True)
+            played = await commits.committed(
+                functools.partial(play_in_database, context, text, demo_set_up=True)
+            )
             if played is None:
                 return
         # The turn's room frames and its closing state go out as one message, except

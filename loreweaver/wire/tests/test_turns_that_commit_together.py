@@ -1,0 +1,54 @@
+"""Turns that reach the database thread together share one commit, and nothing more."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from loreweaver.wire.commits import committed
+from rooms.models import TranscriptEntry
+from rooms.services import room_get_or_create, transcript_append
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _texts() -> list[str]:
+    return list(TranscriptEntry.objects.order_by("id").values_list("text", flat=True))
+
+
+async def test_a_failed_turn_does_not_undo_the_turns_committed_with_it():
+    first = await sync_to_async(room_get_or_create)(name="first")
+    second = await sync_to_async(room_get_or_create)(name="second")
+
+    def stored(room, text):
+        return lambda: transcript_append(room=room, speaker="player", name="Ann", text=text).text
+
+    def stored_then_failed():
+        transcript_append(room=second, speaker="player", name="Bob", text="half a turn")
+        raise RuntimeError("the turn broke after writing")
+
+    outcomes = await asyncio.gather(
+        committed(stored(first, "before")),
+        committed(stored_then_failed),
+        committed(stored(second, "after")),
+        return_exceptions=True,
+    )
+
+    assert outcomes[0] == "before" and outcomes[2] == "after"
+    assert isinstance(outcomes[1], RuntimeError)
+    # Read on another thread, so on another connection: what was released is committed.
+    assert await asyncio.to_thread(_texts) == ["before", "after"]
+
+
+async def test_a_turn_alone_that_fails_leaves_nothing_behind():
+    room = await sync_to_async(room_get_or_create)(name="alone")
+
+    def stored_then_failed():
+        transcript_append(room=room, speaker="player", name="Ann", text="half a turn")
+        raise RuntimeError("the turn broke after writing")
+
+    with pytest.raises(RuntimeError):
+        await committed(stored_then_failed)
+    assert await asyncio.to_thread(_texts) == []
