@@ -107,11 +107,14 @@ def short_revision(revision: str) -> str:
     ).stdout.strip()
 
 
-def profiler(output: Path) -> list[str]:
+def profiler(output: Path, *, gil: bool = False) -> list[str]:
     """The command prefix that runs a server under py-spy, writing collapsed stacks to
-    `output` (read them with `bench/profile_summary.py`). py-spy is not a dependency of
-    the project: `pip install py-spy` into any environment on PATH."""
+    `output` (read them with `bench/profile_summary.py`); with `gil`, only the thread
+    holding the GIL is sampled, so the samples are the Python work that limits the
+    process. py-spy is not a dependency of the project: `pip install py-spy` into any
+    environment on PATH."""
     spy = shutil.which("py-spy")
     if spy is None:
         raise SystemExit("--profile needs py-spy on PATH (pip install py-spy)")
-    return [spy, "record", "--format", "raw", "--rate", "250", "--output", str(output), "--"]
+    only_gil = ["--gil"] if gil else []
+    return [spy, "record", "--format", "raw", "--rate", "250", *only_gil, "--output", str(output), "--"]

@@ -22,6 +22,7 @@ ratio is what compares across machines and runs.
                                               # sidecar, members spread round-robin, beside 1
     python bench/fanout.py --idle 3000        # the active rooms again with 3,000 silent members
     python bench/fanout.py --profile DIR      # the server under py-spy (see bench/README.md)
+    python bench/fanout.py --profile DIR --gil  # only the thread holding the GIL
 """
 
 from __future__ import annotations
@@ -255,6 +256,7 @@ class Plan:
     workloads: list[Workload]
     idle: int
     profile_dir: Path | None
+    profile_gil: bool = False
 
     def member_keys(self, env, prefix: str = "bench") -> list[list[str]]:
         return [[env.mint(f"{prefix}-{r}", f"m{m}") for m in range(MEMBERS)] for r in range(self.rooms)]
@@ -275,7 +277,8 @@ def start_target(root: Path, label: str, processes: int, plan: Plan, hosted: boo
             launcher = None
             if plan.profile_dir is not None:
                 plan.profile_dir.mkdir(parents=True, exist_ok=True)
-                launcher = profiler(plan.profile_dir / f"{label.replace(' ', '-')}-server{n + 1}.txt")
+                output = plan.profile_dir / f"{label.replace(' ', '-')}-server{n + 1}.txt"
+                launcher = profiler(output, gil=plan.profile_gil)
             servers.append(start_serve(env, "--no-iroh", launcher=launcher))
         if processes > 1:
             servers.append(start_iroh_sidecar(env))
@@ -364,6 +367,7 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=0, help="joined but silent members, 10 per room")
     parser.add_argument("--against", metavar="REV", help="also run a checkout of this revision")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="record the servers with py-spy")
+    parser.add_argument("--gil", action="store_true", help="with --profile: sample only the GIL holder")
     args = parser.parse_args()
     hosted = hosted_profile()
     if args.processes > 1 and not hosted:
@@ -375,6 +379,7 @@ def main() -> None:
         workloads=[WORKLOADS[name] for name in names],
         idle=args.idle,
         profile_dir=args.profile,
+        profile_gil=args.gil,
     )
 
     runs: list[tuple[str, dict[str, Result]]] = []

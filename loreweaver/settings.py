@@ -2,9 +2,9 @@
 
 Two profiles, chosen by which variables are set:
 
-- embedded (default): SQLite and files under TRPG_DATA_DIR, the in-process channel
-  layer and a local-memory cache. One process: `manage.py serve`.
-- hosted: DATABASE_URL (Postgres), REDIS_URL (channel layer + cache, shared by every
+- embedded (default): SQLite and files under TRPG_DATA_DIR, the in-process room
+  bus and a local-memory cache. One process: `manage.py serve`.
+- hosted: DATABASE_URL (Postgres), REDIS_URL (room bus + cache, shared by every
   process), MEDIA_STORAGE=s3 with the usual AWS_* variables.
 
 A bad value stops the process at start with a message naming the variable
@@ -127,30 +127,14 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# --- Channel layer and cache (the cross-process truth) -------------------------------
+# --- Room bus and cache (the cross-process truth) -------------------------------
 
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss", "unix"))
 REDIS_PREFIX = env_str("TRPG_REDIS_PREFIX", "lw")
 
-# A session drains its channel at once into its own bounded queue, so the layer's
-# per-channel capacity only has to cover a burst between two event-loop turns.
-_CHANNEL_CAPACITY = env_int("TRPG_CHANNEL_CAPACITY", 2000, minimum=100)
-
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                # The layer waits for messages with a 5 s blocking pop; the Redis client's
-                # own read timeout (5 s by default) must be longer, or every quiet 5 s
-                # reads as a failure of the layer.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
-                "prefix": f"{REDIS_PREFIX}:asgi",
-                "capacity": _CHANNEL_CAPACITY,
-                "expiry": 60,
-            },
-        }
-    }
+    # Room broadcasts go over Redis pub/sub (loreweaver/wire/bus.py), not a channel
+    # layer: the consumers listen to no channel of their own.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -159,12 +143,6 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels.layers.InMemoryChannelLayer",
-            "CONFIG": {"capacity": _CHANNEL_CAPACITY, "expiry": 60},
-        }
-    }
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",

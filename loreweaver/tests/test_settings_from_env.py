@@ -62,7 +62,7 @@ def test_the_embedded_default_needs_nothing_but_a_data_dir(tmp_path):
 def test_the_hosted_profile_reads_database_redis_and_s3(tmp_path):
     script = (
         "from django.conf import settings as s;"
-        "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
+        "print(s.DATABASES['default']['ENGINE'], s.REDIS_URL,"
         " s.CACHES['default']['BACKEND'], s.STORAGES['default']['BACKEND'])"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("TRPG_")}
@@ -84,7 +84,7 @@ def test_the_hosted_profile_reads_database_redis_and_s3(tmp_path):
     )
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
-        "channels_redis.core.RedisChannelLayer",
+        "redis://cache:6379/0",
         "django.core.cache.backends.redis.RedisCache",
         "storages.backends.s3.S3Storage",
     ], result.stderr

@@ -1,13 +1,13 @@
 """RoomHub: delivery to the members of a room, across every server process.
 
-Each process that has connections in a room holds one channel of the channel layer
-in the room's group (`LocalHub`) and hands what arrives to its sessions there. A
-broadcast is one `group_send`, one message per process rather than per member; what
-each connection finally writes is decided by its own session (`SessionCore`), so
-per-viewer frames (state, keeper-only rows) are built per member, never one frame
-for all.
+Each process that has connections in a room has joined the room on the bus
+(`bus.py`: in-process when embedded, Redis pub/sub when hosted) once, for all its
+sessions there (`LocalHub`), and hands what arrives to them. A broadcast is one
+message on the bus, not one per member; what each connection finally writes is
+decided by its own session (`SessionCore`), so per-viewer frames (state, keeper-only
+rows) are built per member, never one frame for all.
 
-Messages on the layer:
+Messages on the bus:
 - `room.frame`: a frame with its audience; `row` names the stored transcript entry
   or turn event it came from, so a session never shows one row twice (replay, live,
   catch-up).
@@ -20,23 +20,22 @@ Messages on the layer:
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
-- `room.resync`: the layer came back from a failure (or a broadcast to the room was
+- `room.resync`: the bus came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
 - `room.batch`: several of the above, in order, as one message: a turn's frames and
-  its closing state cost one trip through the layer (`into=` a `Batch`, then `flush`).
+  its closing state cost one trip over the bus (`into=` a `Batch`, then `flush`).
 
 A snapshot carries the time its read began (`stamp`); a session keeps the newest it
 has seen, so a refresh that overtakes another on the way never shows older data.
 
-A broadcast never raises: the rows it announces are already committed, so a layer
-that cannot be reached (Redis down) is logged and repaired (`Upkeep`), and members
-catch up from the database once it is back, without reconnecting.
+A broadcast never raises: the rows it announces are already committed, so a bus
+that cannot be reached (Redis down) is logged and repaired (`LocalHub.recover`), and
+members catch up from the database once it is back, without reconnecting.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -45,23 +44,17 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 
 from keeper.state import RoomRead, current_room
-from loreweaver.wire import coordination
+from loreweaver.wire import bus, coordination
 from rooms.models import Audience
 
 log = logging.getLogger(__name__)
 
 
-def group_name(room_id: int) -> str:
-    """The channel-layer group of a room."""
-    return f"room.{room_id}"
-
-
 async def _group_send(room_id: int, message: dict) -> None:
     try:
-        await get_channel_layer().group_send(group_name(room_id), message)
+        await local_hub.publish(room_id, message)
     except Exception as exc:
         log.warning("room=%s broadcast of %s failed: %r", room_id, message["type"], exc)
         local_hub.layer_failed(room_id)
@@ -175,36 +168,30 @@ class RoomListener(Protocol):
 class _RoomEnd:
     ready: asyncio.Future
     listeners: set[RoomListener] = field(default_factory=set)
-    channel: str = ""
-    tasks: list[asyncio.Task] = field(default_factory=list)
 
 
 class LocalHub:
-    """This process's end of each room group: one channel per room, shared by every
-    connection of that room on this process.
+    """This process's end of each room: its place on the bus (`bus.py`), shared by
+    every connection of that room on this process.
 
     A routing table of this process's own connections, so it is per process by nature.
-    When the channel layer fails (its Redis restarted, say), every room's receiver
-    waits for `recover` to put the group memberships back, then goes on; the
-    sessions are told to catch up.
+    When the bus fails (its Redis restarted, say), `recover` joins the rooms again,
+    retrying until it answers, and the sessions are told to catch up.
     """
-
-    # Group membership on the channel layer expires (a day on Redis); renew it well before.
-    RENEW_SECONDS = 3600
 
     def __init__(self) -> None:
         self._rooms: dict[int, _RoomEnd] = {}
-        self._healthy: asyncio.Event | None = None
+        self._bus: bus.Bus | None = None
         self._recovering: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, set at first attach
         # Rooms whose broadcast failed here: every process's sessions there must catch up.
         self._missed: set[int] = set()
 
-    def _health(self) -> asyncio.Event:
-        if self._healthy is None:
-            self._healthy = asyncio.Event()
-            self._healthy.set()
-        return self._healthy
+    def _the_bus(self) -> bus.Bus:
+        if self._bus is None:
+            self._loop = asyncio.get_running_loop()
+            self._bus = bus.make_bus(self._deliver, self.layer_failed)
+        return self._bus
 
     def rooms(self) -> dict[int, list[RoomListener]]:
         """The rooms this process serves, with their local sessions."""
@@ -212,18 +199,12 @@ class LocalHub:
 
     async def attach(self, room_id: int, listener: RoomListener) -> None:
         """Start handing room messages to `listener` (from the moment this returns)."""
-        self._loop = asyncio.get_running_loop()
+        the_bus = self._the_bus()
         end = self._rooms.get(room_id)
         if end is None:
-            end = self._rooms[room_id] = _RoomEnd(ready=self._loop.create_future())
+            end = self._rooms[room_id] = _RoomEnd(ready=asyncio.get_running_loop().create_future())
             try:
-                layer = get_channel_layer()
-                end.channel = await layer.new_channel()
-                await layer.group_add(group_name(room_id), end.channel)
-                end.tasks = [
-                    asyncio.create_task(self._receive(end)),
-                    asyncio.create_task(self._renew(room_id, end)),
-                ]
+                await the_bus.join(room_id)
                 end.ready.set_result(True)
             except BaseException as exc:
                 del self._rooms[room_id]
@@ -235,7 +216,7 @@ class LocalHub:
         end.listeners.add(listener)
 
     async def detach(self, room_id: int, listener: RoomListener) -> None:
-        """Stop handing room messages to `listener`; leave the group with the last one."""
+        """Stop handing room messages to `listener`; leave the room with the last one."""
         end = self._rooms.get(room_id)
         if end is None:
             return
@@ -243,65 +224,53 @@ class LocalHub:
         if end.listeners or not end.ready.done():
             return
         del self._rooms[room_id]
-        for task in end.tasks:
-            task.cancel()
-        await get_channel_layer().group_discard(group_name(room_id), end.channel)
+        await self._the_bus().leave(room_id)
 
-    async def _receive(self, end: _RoomEnd) -> None:
-        layer = get_channel_layer()
-        while True:
-            await self._health().wait()
-            try:
-                message = await layer.receive(end.channel)
-            except Exception as exc:
-                log.warning("channel layer receive failed: %r", exc)
-                self.layer_failed()
-                continue
-            for one in message["messages"] if message.get("type") == "room.batch" else [message]:
-                for listener in list(end.listeners):
-                    listener.room_message(one)
+    async def publish(self, room_id: int, message: dict) -> None:
+        """Send `message` to the room on every process; raises when the bus could not."""
+        if self._bus is not None and asyncio.get_running_loop() is self._loop:
+            await self._bus.publish(room_id, message)
+        else:  # a process (or loop) with no sessions: a management command, a test
+            await bus.publish_from_elsewhere(room_id, message)
 
-    async def _renew(self, room_id: int, end: _RoomEnd) -> None:
-        while True:
-            await asyncio.sleep(self.RENEW_SECONDS)
-            with contextlib.suppress(Exception):  # a failure here is repaired by `recover`
-                await get_channel_layer().group_add(group_name(room_id), end.channel)
+    def _deliver(self, room_id: int, message: dict) -> None:
+        end = self._rooms.get(room_id)
+        if end is None or not end.ready.done():
+            return
+        for one in message["messages"] if message.get("type") == "room.batch" else [message]:
+            for listener in list(end.listeners):
+                listener.room_message(one)
 
     def layer_failed(self, missed_room: int | None = None) -> None:
-        """The layer could not be reached (and a broadcast to `missed_room` was lost):
+        """The bus could not be reached (and a broadcast to `missed_room` was lost):
         start recovering (once). Only the server's own loop recovers; a broadcast from
         elsewhere (an admin command) just failed."""
         if self._loop is None or asyncio.get_running_loop() is not self._loop:
             return
         if missed_room is not None:
             self._missed.add(missed_room)
-        self._health().clear()
         if self._recovering is None or self._recovering.done():
             self._recovering = self._loop.create_task(self.recover())
 
     async def recover(self) -> None:
-        """Put this process's group memberships back (retrying until the layer answers),
-        have every local session catch up on what it missed, and every session of a
-        room whose broadcast was lost here, on any process."""
-        self._health().clear()
+        """Join this process's rooms again (retrying until the bus answers), have every
+        local session catch up on what it missed, and every session of a room whose
+        broadcast was lost here, on any process."""
+        the_bus = self._the_bus()
         delay = 0.1
         while True:
             try:
-                layer = get_channel_layer()
-                for room_id, end in list(self._rooms.items()):
-                    if end.ready.done():
-                        await layer.group_add(group_name(room_id), end.channel)
+                await the_bus.rejoin()
                 while self._missed:
                     room_id = next(iter(self._missed))
-                    await layer.group_send(group_name(room_id), {"type": "room.resync"})
+                    await the_bus.publish(room_id, {"type": "room.resync"})
                     self._missed.discard(room_id)
                 break
             except Exception as exc:
-                log.info("channel layer still unreachable: %r", exc)
+                log.info("room bus still unreachable: %r", exc)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
-        log.warning("channel layer reachable again; %s room(s) rejoined", len(self._rooms))
-        self._health().set()
+        log.warning("room bus reachable again; %s room(s) rejoined", len(self._rooms))
         for listeners in self.rooms().values():
             for listener in listeners:
                 listener.room_message({"type": "room.resync"})
