@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -81,12 +82,23 @@ class LocalBus:
 
 def _redis_client() -> Any:
     """A client of the hosted Redis that fails instead of retrying behind our back: a
-    reconnect the bus does not see would hide the messages lost in between."""
+    reconnect the bus does not see would hide the messages lost in between. Its
+    connections are named after the process (`CLIENT LIST` shows whose they are)."""
     import redis.asyncio as aioredis
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return aioredis.from_url(settings.REDIS_URL, retry=Retry(NoBackoff(), 0), socket_keepalive=True)
+    return aioredis.from_url(
+        settings.REDIS_URL,
+        retry=Retry(NoBackoff(), 0),
+        socket_keepalive=True,
+        client_name=client_name(),
+    )
+
+
+def client_name(pid: int | None = None) -> str:
+    """The name of the bus connections of process `pid` (this one by default)."""
+    return f"{settings.REDIS_PREFIX}-bus-{pid or os.getpid()}"
 
 
 def _channel(room_id: int) -> bytes:

@@ -46,6 +46,7 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 
 from keeper.state import RoomRead, current_room
+from loreweaver import failpoints
 from loreweaver.wire import bus, coordination
 from rooms.models import Audience
 
@@ -260,6 +261,7 @@ class LocalHub:
         delay = 0.1
         while True:
             try:
+                failpoints.hit("bus.rejoin")
                 await the_bus.rejoin()
                 while self._missed:
                     room_id = next(iter(self._missed))
