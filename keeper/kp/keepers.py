@@ -6,6 +6,7 @@ restart."""
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
+from django.db import connection
 
 from keeper.kp.offline import OfflineKeeper
 from keeper.kp.sample import SampleKeeper, plays_sample, room_is_empty
@@ -35,8 +36,16 @@ async def model_for_room(room_id: int, member_id: str = "", locale: str = "") ->
 def bot_on(room_id: int) -> bool:
     """Whether a Keeper bot answers the room (`.bot on`, the default). A read only: a
     room without settings yet gets none made here (joins ask this)."""
-    chosen = TableSettings.objects.filter(room_id=room_id).values_list("bot", flat=True).first()
-    return True if chosen is None else chosen
+    # A plain query: every line of play asks, and the ORM cost more than the query.
+    meta = TableSettings._meta
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {meta.get_field('bot').column} FROM {meta.db_table} "
+            f"WHERE {meta.get_field('room').column} = %s",
+            [room_id],
+        )
+        chosen = cursor.fetchone()
+    return True if chosen is None else bool(chosen[0])
 
 
 async def demo_offered(room_id: int) -> bool:
