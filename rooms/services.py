@@ -339,13 +339,19 @@ def transcript_append(
 def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
     """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
     the transcript line they followed live (one anchor for the whole turn)."""
-    anchor_id = TranscriptEntry.objects.filter(room=room).order_by("-id").values_list("id", flat=True).first()
-    return [
-        TurnEvent.objects.create(
-            room=room, anchor_id=anchor_id, frame=frame, audience=audience, member_id=member_id
+    # Plain query and one INSERT for all: every roll is a turn event, and the ORM's
+    # building of the queries cost more than running them.
+    meta = TranscriptEntry._meta
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT MAX({meta.pk.column}) FROM {meta.db_table} WHERE {meta.get_field('room').column} = %s",
+            [room.pk],
         )
+        (anchor_id,) = cursor.fetchone()
+    return TurnEvent.objects.bulk_create(
+        TurnEvent(room=room, anchor_id=anchor_id, frame=frame, audience=audience, member_id=member_id)
         for frame, audience, member_id in events
-    ]
+    )
 
 
 def turn_event_record(
