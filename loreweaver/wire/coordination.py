@@ -343,20 +343,30 @@ class Coordination:
         waiters = self._waiters.setdefault(local, {})
         woken = asyncio.Event()
         waiters[ticket] = woken
-        notified = False
+        notified = claimed = False
         delay = 0.002
         try:
             while True:
                 lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
                 woken.clear()
+                if local in self._holding or min(waiters) < ticket:
+                    # The turn is held here, or an earlier ticket here waits for it: a
+                    # claim could only fail. Whoever is ahead wakes this one in turn.
+                    if not notified and on_queued is not None:
+                        notified = True
+                        await on_queued()
+                    await woken.wait()
+                    continue
                 serving = await self.store.claim_turn(room_id, ticket, lease)
                 if serving == ticket:
+                    claimed = True
                     return lease
                 if serving is not None and serving > ticket:
                     # Skipped as dead (this process stalled past the grace): queue again.
                     del waiters[ticket]
                     ticket = await self._draw_ticket(room_id)
                     waiters[ticket] = woken
+                    self._wake_first_waiter(room_id)  # someone here may be first now
                     continue
                 # Only the first waiter here looks at the queue, and only while the turn
                 # is another process's: a turn held here wakes it when it ends.
@@ -369,6 +379,7 @@ class Coordination:
                         del waiters[ticket]
                         ticket = await self._draw_ticket(room_id)
                         waiters[ticket] = woken
+                        self._wake_first_waiter(room_id)  # someone here may be first now
                         continue
                 if not notified and on_queued is not None:
                     notified = True
@@ -383,7 +394,8 @@ class Coordination:
             waiters.pop(ticket, None)
             if not waiters:
                 self._waiters.pop(local, None)
-            self._wake_first_waiter(room_id)
+            if not claimed:  # the next one here takes over looking; a claimed turn wakes it at its end
+                self._wake_first_waiter(room_id)
 
     async def _skip_if_dead(self, room_id: int, ticket: int) -> bool:
         """Move the queue past the ticket being served if it will never run or finish
