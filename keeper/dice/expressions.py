@@ -14,6 +14,7 @@ rolling.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 
 import d20
@@ -152,6 +153,19 @@ def _roll_fudge(expr: str, faces: list[int]) -> str:
     return _FUDGE.sub(substitute, expr)
 
 
+_evaluators = threading.local()
+
+
+def _evaluator() -> d20.Roller:
+    """This thread's d20 evaluator (its faces come from `roller()`). It keeps the
+    expressions it parsed (parsing was most of what a roll cost), and every roll starts
+    its dice count afresh."""
+    evaluator = getattr(_evaluators, "evaluator", None)
+    if evaluator is None:
+        evaluator = _evaluators.evaluator = d20.Roller(context=d20.RollContext(max_rolls=MAX_DICE))
+    return evaluator
+
+
 def _roll_once(text: str) -> RollResult:
     expr = _normalize(text)
     if not expr:
@@ -163,9 +177,8 @@ def _roll_once(text: str) -> RollResult:
     fudge_faces: list[int] = []
     rollable = _roll_fudge(expr, fudge_faces)
     _check_terms(rollable)
-    dice_roller = d20.Roller(context=d20.RollContext(max_rolls=MAX_DICE))
     try:
-        result = dice_roller.roll(rollable)
+        result = _evaluator().roll(rollable)
         total = int(result.total)  # evaluated lazily: division by zero surfaces here
     except d20.TooManyRolls:
         raise DiceError("too_many_dice", limit=MAX_DICE) from None
