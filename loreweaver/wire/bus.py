@@ -212,6 +212,11 @@ class RedisBus:
                 await pubsub.aclose()
 
 
+def spans_processes(bus: Bus) -> bool:
+    """Whether messages on `bus` reach other processes."""
+    return isinstance(bus, RedisBus)
+
+
 def make_bus(deliver: Deliver, on_lost: Callable[[], None]) -> Bus:
     """The bus this deployment uses: Redis when several processes share one (REDIS_URL)."""
     if settings.REDIS_URL:

@@ -47,6 +47,9 @@ TURN_OWNER_GRACE = 2.0
 GAVE_UP = "gave-up"
 # The longest a waiter on another process sleeps between two looks at the queue.
 TURN_POLL_MAX = 0.02
+# The same when turns that end are announced (`on_release`): the looks are only a
+# fallback then, for an announcement lost with the bus, and for a holder that died.
+TURN_POLL_MAX_ANNOUNCED = 0.25
 
 # Wrong keys from one source (an IP address, an Iroh endpoint): the first
 # TRPG_RATE__BAD_KEYS_FREE are answered at once (typos), then each waits twice as long
@@ -107,6 +110,13 @@ class Coordination:
         # Rooms where this process skipped a Keeper turn whose process died mid-turn
         # (room -> whose turn it was): the table should hear that it ended.
         self.cut_off: dict[int, str] = {}
+        # Tells the other processes that a turn of the room ended (set by the hub when
+        # the room bus spans processes); their waiters then look at once (`turn_freed`).
+        self.on_release: Callable[[int], Awaitable[None]] | None = None
+
+    def turn_freed(self, room_id: int) -> None:
+        """A turn of the room ended on another process: the first waiter here looks."""
+        self._wake_first_waiter(room_id)
 
     def _local(self, room_id: int) -> tuple[int, int]:
         return (id(asyncio.get_running_loop()), room_id)
@@ -334,6 +344,9 @@ class Coordination:
                 log.warning("turn queue room=%s could not release ticket %s: %r", room_id, ticket, exc)
             self._holding.discard(local)
             self._wake_first_waiter(room_id)
+            if self.on_release is not None:
+                with contextlib.suppress(Exception):  # the others' fallback looks find it
+                    await self.on_release(room_id)
 
     async def _wait_for_turn(
         self, room_id: int, ticket: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None
@@ -344,7 +357,7 @@ class Coordination:
         woken = asyncio.Event()
         waiters[ticket] = woken
         notified = claimed = False
-        delay = 0.002
+        delay = 0.002 if self.on_release is None else 0.05
         try:
             while True:
                 lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
@@ -387,7 +400,8 @@ class Coordination:
                 if watching or serving is None:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(woken.wait(), delay)
-                    delay = min(delay * 2, TURN_POLL_MAX)
+                    longest = TURN_POLL_MAX if self.on_release is None else TURN_POLL_MAX_ANNOUNCED
+                    delay = min(delay * 2, longest)
                 else:
                     await woken.wait()
         finally:

@@ -22,6 +22,9 @@ Messages on the bus:
 - `room.disconnect`: the operator disconnects a member's sessions.
 - `room.resync`: the bus came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
+- `room.turn_free`: a turn of the room ended (on a bus that spans processes): the
+  first waiter of each process looks at the queue at once, instead of at its next
+  look.
 - `room.batch`: several of the above, in order, as one message: a turn's frames and
   its closing state cost one trip over the bus (`into=` a `Batch`, then `flush`).
 
@@ -192,7 +195,12 @@ class LocalHub:
         if self._bus is None:
             self._loop = asyncio.get_running_loop()
             self._bus = bus.make_bus(self._deliver, self.layer_failed)
+            if bus.spans_processes(self._bus):
+                coordination.shared().on_release = self._announce_turn_freed
         return self._bus
+
+    async def _announce_turn_freed(self, room_id: int) -> None:
+        await self.publish(room_id, {"type": "room.turn_free"})
 
     def rooms(self) -> dict[int, list[RoomListener]]:
         """The rooms this process serves, with their local sessions."""
@@ -237,6 +245,9 @@ class LocalHub:
     def _deliver(self, room_id: int, message: dict) -> None:
         end = self._rooms.get(room_id)
         if end is None or not end.ready.done():
+            return
+        if message.get("type") == "room.turn_free":
+            coordination.shared().turn_freed(room_id)
             return
         for one in message["messages"] if message.get("type") == "room.batch" else [message]:
             for listener in list(end.listeners):
