@@ -393,7 +393,7 @@ def main() -> None:
             runs.append((f"{label}{suffix}", old))
     relay = measure_relay(plan)
 
-    profile = "hosted (Postgres + Redis)" if hosted else "embedded (SQLite, in-process layer)"
+    profile = "hosted (Postgres + Redis)" if hosted else "embedded (SQLite, in-process bus)"
     print(f"fan-out: {plan.rooms} rooms x {MEMBERS} members x {plan.lines} inputs each, profile {profile}")
     if plan.idle:
         print(f"  idle: {plan.idle} joined, silent members in {plan.idle // IDLE_PER_ROOM} more rooms")

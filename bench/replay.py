@@ -110,7 +110,7 @@ def main() -> None:
     finally:
         destroy_env(env)
 
-    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process layer)"
+    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process bus)"
     print(f"join replay: {joins} joins per room, profile {profile}")
     for name, (lines, events) in sizes.items():
         times = results[name]

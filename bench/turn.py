@@ -123,7 +123,7 @@ def main() -> None:
         destroy_env(env)
         llm.stop()
 
-    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process layer)"
+    profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process bus)"
     print(f"turn: {turns} Keeper turns and {turns} dot commands, one member, profile {profile}")
     for label, values in times.items():
         print(
