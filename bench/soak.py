@@ -156,19 +156,28 @@ async def human_keeper(url: str, key: str) -> None:
     await socket.close()
 
 
+class ReplayStalled(Exception):
+    """A final join that got no frame for a minute; says what it had got."""
+
+
 async def final_replay(url: str, key: str) -> set[str]:
     """The ids of every story line a fresh join replays."""
     socket = await websockets.connect(url, max_size=None, max_queue=None)
     await socket.send(json.dumps({"type": "join", "key": key}))
-    ids = set()
-    while True:
-        frame = json.loads(await asyncio.wait_for(socket.recv(), 60))
-        if frame["type"] == "narrative":
-            ids.add(frame["id"])
-        if frame["type"] == "state":
-            break
-    await socket.close()
-    return ids
+    ids, seen = set(), []
+    try:
+        while True:
+            try:
+                frame = json.loads(await asyncio.wait_for(socket.recv(), 60))
+            except TimeoutError:
+                raise ReplayStalled(f"{len(seen)} frames, the last: {seen[-5:]}") from None
+            seen.append(frame["type"])
+            if frame["type"] == "narrative":
+                ids.add(frame["id"])
+            if frame["type"] == "state":
+                return ids
+    finally:
+        await socket.close()
 
 
 # Errors logged this long after an intended fault (or after the load ended, while the
@@ -257,12 +266,18 @@ def main() -> None:
         }
         servers = Servers(env, settings)
         faults: list[float] = []
+        stalled: dict[str, str] = {}
         try:
             events, faults = asyncio.run(soak(servers, redis, plan, keys, tally))
 
             async def check() -> dict[str, set[str]]:
-                url = servers.urls()[0]
-                return {room: await final_replay(url, key) for room, key in keys["check"].items()}
+                url, replays = servers.urls()[0], {}
+                for room, key in keys["check"].items():
+                    try:
+                        replays[room] = await final_replay(url, key)
+                    except ReplayStalled as problem:  # reported below, never counted as kept
+                        stalled[room] = str(problem)
+                return replays
 
             replayed = asyncio.run(check())
         finally:
@@ -288,6 +303,10 @@ def main() -> None:
         print(f"  {event}")
     print(f"  lines sent {tally.sent}, acknowledged {acknowledged}, reconnects {tally.reconnects}")
     print(f"  acknowledged lines missing from the final replay: {missing}")
+    if stalled:
+        print(f"  rooms whose final join stalled (their lines count as missing): {len(stalled)}")
+        for room, problem in list(stalled.items())[:5]:
+            print(f"    {room}: {problem}")
     print(
         f"  input to own line back: p50 {percentile(tally.latencies, 0.5) * 1000:.1f} ms, "
         f"p99 {percentile(tally.latencies, 0.99) * 1000:.1f} ms"

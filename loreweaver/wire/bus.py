@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import msgpack
 from django.conf import settings
+from redis import exceptions as redis_errors
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +167,11 @@ class RedisBus:
                 self._reader = loop.create_task(self._read(self._pubsub))
             # Redis confirms in order on this connection: once it has, every message
             # published after this point reaches us.
-            async with asyncio.timeout(SUBSCRIBE_TIMEOUT):
-                await asyncio.gather(*(asyncio.shield(future) for future in waiting))
+            try:
+                async with asyncio.timeout(SUBSCRIBE_TIMEOUT):
+                    await asyncio.gather(*(asyncio.shield(future) for future in waiting))
+            except TimeoutError:
+                raise redis_errors.TimeoutError("Redis did not confirm the subscription") from None
         finally:
             for channel in channels:
                 future = self._confirming.get(channel)
@@ -193,7 +197,7 @@ class RedisBus:
             log.warning("room bus connection lost: %r", exc)
             for future in self._confirming.values():
                 if not future.done():
-                    future.set_exception(ConnectionError("the room bus connection was lost"))
+                    future.set_exception(redis_errors.ConnectionError("the room bus connection was lost"))
                     future.exception()  # the joiner re-raises it; nobody else must
             self._confirming.clear()
             if self._pubsub is pubsub:
