@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) bench/fanout.py $(ARGS)
 	$(PY) bench/replay.py
 	$(PY) bench/dice.py
+	$(PY) bench/packs.py
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
 	$(PY) bench/soak.py
@@ -40,6 +41,7 @@ bench-quick: $(STAMP)
 	$(PY) bench/fanout.py --quick
 	$(PY) bench/replay.py --quick
 	$(PY) bench/dice.py --quick
+	$(PY) bench/packs.py --quick
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick
 	$(PY) bench/soak.py --quick

@@ -15,6 +15,7 @@ class KeeperConfig(AppConfig):
             image_commands,
             madness,
             module_commands,
+            pack_commands,
             pregens,
             sheet_commands,
             table_commands,

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "channels",
     "rooms",
     "media_store",
+    "packs",
     "keeper",
     "loreweaver.wire",
     "loreweaver.console",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("loreweaver", "rooms", "media_store", "keeper")
+PACKAGES = ("loreweaver", "rooms", "media_store", "packs", "keeper")
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("table", ("rooms",)),
     ("media", ("media_store",)),
+    ("packs", ("packs",)),
     ("game", ("keeper",)),
     ("wire", ("loreweaver.wire",)),
     ("console", ("loreweaver.console",)),

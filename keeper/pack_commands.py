@@ -1,0 +1,65 @@
+"""`.pack`: content packs from the table. Anyone lists what is installed; a keeper
+installs a pack the operator placed in the server's packs folder (by its name), or
+removes one. Installing enables nothing in any room (`packs.services`)."""
+
+from __future__ import annotations
+
+from keeper.commands import Caller, CommandReply, command, keeper_refusal
+from loreweaver.i18n import Refusal, _
+from packs import services
+
+
+@command(
+    "pack",
+    "packs",
+    help=_(
+        "content packs: .pack list; keeper: .pack install <name> (from the packs folder), .pack remove <id>"
+    ),
+)
+def pack(arguments: str, caller: Caller) -> CommandReply:
+    word, _sep, rest = arguments.strip().partition(" ")
+    word = word.lower()
+    if word in ("", "list", "ls"):
+        return _list(caller)
+    if word not in ("install", "remove", "rm"):
+        return CommandReply(caller.say(_("Use .pack list, .pack install <name> or .pack remove <id>.")))
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    if not rest.strip():
+        return CommandReply(caller.say(_("Name the pack: .pack {word} <name>."), word=word))
+    try:
+        if word == "install":
+            return _install(rest, caller)
+        removed = services.remove(rest)
+    except Refusal as refused:
+        return CommandReply(refused.message(caller.locale))
+    return CommandReply(
+        caller.say(_("Removed the pack {id} {version}."), id=removed.pack_id, version=removed.version)
+    )
+
+
+def _install(name: str, caller: Caller) -> CommandReply:
+    installed = services.install(services.read_offered(name), by=caller.name)
+    lines = [
+        caller.say(_("Installed the pack {id} {version}."), id=installed.pack_id, version=installed.version)
+    ]
+    lines += services.trust_lines(installed.manifest, caller.locale)
+    return CommandReply("\n".join(lines))
+
+
+def _list(caller: Caller) -> CommandReply:
+    lines = []
+    installed = services.installed()
+    if installed:
+        lines.append(caller.say(_("Installed packs:")))
+        lines += [f"  {pack.pack_id} {pack.version} · {pack.title(caller.locale)}" for pack in installed]
+    else:
+        lines.append(caller.say(_("No pack is installed.")))
+    if caller.is_keeper:
+        present = {pack.pack_id for pack in installed}
+        waiting = [offered.name for offered in services.offered() if offered.name not in present]
+        if waiting:
+            lines.append(
+                caller.say(_("In the packs folder, ready to install: {names}"), names=", ".join(waiting))
+            )
+    return CommandReply("\n".join(lines))

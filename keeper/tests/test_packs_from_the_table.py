@@ -1,0 +1,96 @@
+"""`.pack`: a keeper installs a pack the operator placed in the packs folder, by name
+(never a path); anyone lists what is installed; players cannot install or remove
+(docs/packs.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from keeper.commands import Caller, dispatch
+from loreweaver.testing.clients import WsClient, settle
+from packs import lwpack
+from packs.models import InstalledPack
+from packs.tests.conftest import EXAMPLE
+from rooms.services import room_get_or_create
+
+
+@pytest.fixture
+def packs_folder(settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": tmp_path / "media"},
+        },
+    }
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    (folder / "harbour-clues.lwpack").write_bytes(lwpack.build(EXAMPLE))
+    return folder
+
+
+@pytest.fixture
+def keeper():
+    return Caller(room_get_or_create(name="packs").pk, "tui:kkkkkkkk", "Kay", True, "en")
+
+
+@pytest.fixture
+def player(keeper):
+    return Caller(keeper.room_id, "tui:pppppppp", "Pip", False, "zh")
+
+
+@pytest.mark.django_db
+def test_a_keeper_installs_a_pack_from_the_folder_and_everyone_sees_it_listed(packs_folder, keeper, player):
+    assert "ready to install: harbour-clues" in dispatch(".pack list", keeper).text
+    reply = dispatch(".pack install harbour-clues", keeper)
+    assert "Installed the pack harbour-clues 1.0.0." in reply.text and "2 panels" in reply.text
+    assert InstalledPack.objects.get().installed_by == "Kay"
+    assert "harbour-clues 1.0.0 · 港口线索" in dispatch(".pack list", player).text
+    assert "Removed the pack harbour-clues 1.0.0." in dispatch(".pack remove harbour-clues", keeper).text
+    assert not InstalledPack.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_player_can_neither_install_nor_remove(packs_folder, player):
+    assert "守秘人" in dispatch(".pack install harbour-clues", player).text
+    assert not InstalledPack.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["../harbour-clues", "/etc/passwd", "packs/harbour-clues", "nothing-here"])
+def test_only_a_pack_in_the_folder_can_be_named(packs_folder, keeper, name):
+    assert "no pack called" in dispatch(f".pack install {name}", keeper).text
+    assert not InstalledPack.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_link_out_of_the_packs_folder_is_not_offered(packs_folder, keeper, tmp_path):
+    (tmp_path / "elsewhere.lwpack").write_bytes(lwpack.build(EXAMPLE))
+    (packs_folder / "linked.lwpack").symlink_to(tmp_path / "elsewhere.lwpack")
+    assert "no pack called" in dispatch(".pack install linked", keeper).text
+
+
+async def test_a_keeper_installs_a_pack_over_the_wire(fresh_env, room):
+    from loreweaver.testing.servers import start_serve
+
+    folder = fresh_env.data_dir / "packs"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "harbour-clues.lwpack").write_bytes(lwpack.build(EXAMPLE))
+    server = start_serve(fresh_env, "--no-iroh")
+    try:
+        async with await WsClient.connect(server.ws_url) as kay, await WsClient.connect(server.ws_url) as pip:
+            await kay.join(fresh_env.mint(room, "Kay", "keeper"))
+            await pip.join(fresh_env.mint(room, "Pip"))
+            await settle(kay)
+            await pip.say(".pack install harbour-clues")
+            refused = await pip.expect("narrative", speaker="system")
+            assert "keeper" in refused["text"]
+            await kay.say(".pack install harbour-clues")
+            installed = await kay.expect("narrative", speaker="system")
+            assert "Installed the pack harbour-clues 1.0.0." in installed["text"]
+            await pip.say(".pack list")
+            listed = await pip.expect("narrative", speaker="system")
+            assert "harbour-clues 1.0.0" in listed["text"]
+    finally:
+        server.stop()

@@ -1,0 +1,217 @@
+"""Installing, listing and removing content packs; what the management command, the
+keepers' `.pack` commands and the admin all call.
+
+Install is all or nothing: the whole pack is read and checked first (`lwpack.open_pack`,
+nothing written), then its files go to the media storage (content-addressed, so a
+file that is already there is not written twice), then one transaction records the
+pack and its files. A failure after the files were written removes the ones no pack
+uses. Installing does not enable anything in any room.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+
+from loreweaver.i18n import _, say
+from packs import lwpack
+from packs.lwpack import PackError
+from packs.models import InstalledPack, PackFile, storage_key
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".lwpack"
+
+
+def packs_dir() -> Path:
+    """Where the operator puts `.lwpack` files that keepers may install by name."""
+    return Path(settings.DATA_DIR) / "packs"
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A pack file in the packs folder, by the name a keeper types."""
+
+    name: str
+    path: Path
+
+
+def offered() -> list[Offered]:
+    """The `.lwpack` files in the packs folder, by name."""
+    folder = packs_dir()
+    if not folder.is_dir():
+        return []
+    return [
+        Offered(path.name[: -len(SUFFIX)], path)
+        for path in sorted(folder.iterdir())
+        if path.name.endswith(SUFFIX) and path.is_file() and not path.is_symlink()
+    ]
+
+
+def offered_file(name: str) -> Path:
+    """The file of the offered pack `name` (with or without `.lwpack`); refused for a
+    name that is not one of them, so a typed name never reaches outside the folder."""
+    wanted = name.strip().removesuffix(SUFFIX)
+    for pack in offered():
+        if pack.name == wanted:
+            return pack.path
+    raise PackError(_("There is no pack called {name} in the server's packs folder."), name=name.strip()[:80])
+
+
+def read_offered(name: str) -> bytes:
+    """The bytes of the offered pack `name`, refused when larger than a pack may be."""
+    path = offered_file(name)
+    if path.stat().st_size > lwpack.MAX_ARCHIVE_BYTES:
+        raise PackError(_("The pack is larger than {limit} bytes."), limit=lwpack.MAX_ARCHIVE_BYTES)
+    return path.read_bytes()
+
+
+def check(data: bytes) -> lwpack.Pack:
+    """The pack in `data`, read and checked in full, and not installed already."""
+    pack = lwpack.open_pack(data)
+    existing = InstalledPack.objects.filter(pack_id=pack.pack_id).first()
+    if existing is not None:
+        raise PackError(
+            _("A pack called {id} is installed already (version {version}); remove it first."),
+            id=pack.pack_id,
+            version=existing.version,
+        )
+    return pack
+
+
+def install(data: bytes, *, by: str = "") -> InstalledPack:
+    """Install the pack in `data` (all of it, or nothing); PackError names the problem."""
+    pack = check(data)
+    written = []
+    try:
+        for path, content in pack.files.items():
+            key = storage_key(_digest(pack, path))
+            if not default_storage.exists(key):
+                saved = default_storage.save(key, ContentFile(content))
+                written.append(saved)
+                if saved != key:  # another install wrote the same bytes meanwhile
+                    default_storage.delete(saved)
+                    written.remove(saved)
+        with transaction.atomic():
+            installed = InstalledPack.objects.create(
+                pack_id=pack.pack_id,
+                version=pack.version,
+                name=pack.manifest["name"],
+                description=pack.manifest["description"],
+                license=pack.manifest["license"],
+                manifest=pack.manifest,
+                panels=pack.panels,
+                installed_by=by[:64],
+            )
+            PackFile.objects.bulk_create(
+                PackFile(
+                    pack=installed,
+                    path=path,
+                    sha256=_digest(pack, path),
+                    size=len(content),
+                    mime=lwpack.mime_of(path),
+                )
+                for path, content in sorted(pack.files.items())
+            )
+    except IntegrityError:
+        _forget_unused(written)
+        raise PackError(
+            _("A pack called {id} is installed already; remove it first."), id=pack.pack_id
+        ) from None
+    except BaseException:
+        _forget_unused(written)
+        raise
+    log.info("pack %s %s installed by %s", pack.pack_id, pack.version, by or "the operator")
+    return installed
+
+
+def _digest(pack: lwpack.Pack, path: str) -> str:
+    return pack.manifest["files"][path]["sha256"]
+
+
+def _forget_unused(keys: list[str]) -> None:
+    for key in keys:
+        sha256 = key.rsplit("/", 1)[-1]
+        if not PackFile.objects.filter(sha256=sha256).exists():
+            default_storage.delete(key)
+
+
+def installed() -> list[InstalledPack]:
+    """Every installed pack, by id."""
+    return list(InstalledPack.objects.all())
+
+
+def remove(pack_id: str) -> InstalledPack:
+    """Uninstall `pack_id`: its record, and its files' bytes that no other pack uses."""
+    pack = InstalledPack.objects.filter(pack_id=pack_id.strip()).first()
+    if pack is None:
+        raise PackError(_("No pack called {id} is installed."), id=pack_id.strip()[:80])
+    keys = sorted({storage_key(sha256) for sha256 in pack.files.values_list("sha256", flat=True)})
+    with transaction.atomic():
+        pack.delete()
+    _forget_unused(keys)
+    log.info("pack %s %s removed", pack.pack_id, pack.version)
+    return pack
+
+
+def read_file(pack_file: PackFile) -> bytes:
+    """A file's bytes from the media storage."""
+    with default_storage.open(pack_file.storage_key, "rb") as body:
+        return body.read()
+
+
+def trust_lines(manifest: dict, locale: str) -> list[str]:
+    """The trust card, as lines to read before installing: what the pack is, what it
+    holds, and what it may do."""
+    trust = manifest["trust"]
+    name = manifest["name"].get(locale) or manifest["name"].get("en", manifest["id"])
+    lines = [
+        say(
+            locale,
+            _("{name} ({id} {version}), license {license}"),
+            name=name,
+            id=manifest["id"],
+            version=manifest["version"],
+            license=manifest["license"],
+        ),
+        say(
+            locale,
+            _(
+                "Holds: {rulepacks} rule systems, {skills} skills, {cards} cards, {lorebooks} lorebooks, "
+                "{panels} panels ({keeper_panels} for keepers only), {assets} assets ({asset_bytes} bytes)."
+            ),
+            **{
+                key: trust.get(key, 0)
+                for key in (
+                    "rulepacks",
+                    "skills",
+                    "cards",
+                    "lorebooks",
+                    "panels",
+                    "keeper_panels",
+                    "assets",
+                    "asset_bytes",
+                )
+            },
+        ),
+    ]
+    if trust.get("web_panels"):
+        lines.append(
+            say(locale, _("May: show {count} web page panels in rich clients."), count=trust["web_panels"])
+        )
+    if trust.get("hooks"):
+        lines.append(
+            say(
+                locale,
+                _("May: run JavaScript hooks after turns (sandboxed): {files}."),
+                files=", ".join(trust["hooks"]),
+            )
+        )
+    lines.append(say(locale, _("Installing enables nothing: a keeper turns its panels on in a room.")))
+    return lines
