@@ -62,6 +62,8 @@ class CommandReply:
     media: list[int] = field(default_factory=list)
     # Slow work the command started; its answer follows this reply.
     follow_up: FollowUp | None = None
+    # The room's panels changed (`.panels enable`): every member gets its own `ui_manifest`.
+    panels_changed: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""`.pack`: content packs from the table. Anyone lists what is installed; a keeper
-installs a pack the operator placed in the server's packs folder (by its name), or
-removes one. Installing enables nothing in any room (`packs.services`)."""
+"""`.pack` and `.panels`: content packs from the table. Anyone lists what is installed;
+a keeper installs a pack the operator placed in the server's packs folder (by its
+name), or removes one. Installing enables nothing in any room: a keeper turns a pack's
+panels on in the room with `.panels enable <id>` (`packs.services`)."""
 
 from __future__ import annotations
 
@@ -62,4 +63,55 @@ def _list(caller: Caller) -> CommandReply:
             lines.append(
                 caller.say(_("In the packs folder, ready to install: {names}"), names=", ".join(waiting))
             )
+    return CommandReply("\n".join(lines))
+
+
+@command(
+    "panels",
+    "panel",
+    help=_("module panels: .panels list; keeper: .panels enable <pack id>, .panels disable <pack id>"),
+)
+def panels(arguments: str, caller: Caller) -> CommandReply:
+    word, _sep, rest = arguments.strip().partition(" ")
+    word = word.lower()
+    if word in ("", "list", "ls"):
+        return _panels_list(caller)
+    if word not in ("enable", "on", "disable", "off"):
+        return CommandReply(
+            caller.say(_("Use .panels list, .panels enable <pack id> or .panels disable <pack id>."))
+        )
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    if not rest.strip():
+        return CommandReply(caller.say(_("Name the pack: .panels {word} <pack id>."), word=word))
+    try:
+        if word in ("enable", "on"):
+            pack_ = services.enable(caller.room_id, rest, by=caller.name)
+            text = _("The panels of {name} ({id}) are on in this room.")
+        else:
+            pack_ = services.disable(caller.room_id, rest)
+            text = _("The panels of {name} ({id}) are off in this room.")
+    except Refusal as refused:
+        return CommandReply(refused.message(caller.locale))
+    return CommandReply(
+        caller.say(text, name=pack_.title(caller.locale), id=pack_.pack_id),
+        private=False,
+        panels_changed=True,
+    )
+
+
+def _panels_list(caller: Caller) -> CommandReply:
+    on = {pack_.pack_id for pack_ in services.enabled(caller.room_id)}
+    installed = services.installed()
+    if not installed:
+        return CommandReply(caller.say(_("No pack is installed, so there are no panels to turn on.")))
+    lines = [caller.say(_("Packs with panels (on in this room: marked *):"))]
+    for pack_ in installed:
+        shown = [
+            panel["id"]
+            for panel in pack_.panels
+            if caller.is_keeper or panel.get("audience", "all") != "keeper"
+        ]
+        mark = "*" if pack_.pack_id in on else " "
+        lines.append(f" {mark} {pack_.pack_id} · {pack_.title(caller.locale)}: {', '.join(shown) or '-'}")
     return CommandReply("\n".join(lines))

@@ -56,3 +56,21 @@ class PackFile(models.Model):
 def storage_key(sha256: str) -> str:
     """The media-storage key of a pack file's bytes."""
     return f"packs/{sha256[:2]}/{sha256}"
+
+
+class RoomPack(models.Model):
+    """A pack whose panels a keeper enabled in a room (`.panels enable`)."""
+
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="packs")
+    pack = models.ForeignKey(InstalledPack, on_delete=models.CASCADE, related_name="rooms")
+    enabled_by = models.CharField(max_length=64, blank=True)
+    enabled_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "pack"], name="one_enabling_per_pack_per_room")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pack.pack_id} in {self.room_id}"

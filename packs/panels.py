@@ -372,3 +372,22 @@ def manifest_for(panels: list[dict], *, pack_id: str, is_keeper: bool) -> list[d
             wire["id"] = f"{pack_id}/{panel['id']}"
             shown.append(wire)
     return shown
+
+
+def hashes_in(panels: list[dict]) -> frozenset[str]:
+    """Every file hash a viewer's panels name (pictures, web pages and their files):
+    what that viewer may fetch of the room's packs."""
+    found: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("hash"), str):
+                found.add(node["hash"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(panels)
+    return frozenset(found)

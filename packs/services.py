@@ -10,6 +10,7 @@ uses. Installing does not enable anything in any room.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +22,9 @@ from django.db import IntegrityError, transaction
 
 from loreweaver.i18n import _, say
 from packs import lwpack
+from packs import panels as panel_rules
 from packs.lwpack import PackError
-from packs.models import InstalledPack, PackFile, storage_key
+from packs.models import InstalledPack, PackFile, RoomPack, storage_key
 
 log = logging.getLogger(__name__)
 
@@ -215,3 +217,61 @@ def trust_lines(manifest: dict, locale: str) -> list[str]:
         )
     lines.append(say(locale, _("Installing enables nothing: a keeper turns its panels on in a room.")))
     return lines
+
+
+# --- packs in a room ----------------------------------------------------------------
+
+
+def enabled(room_id: int) -> list[InstalledPack]:
+    """The packs whose panels are on in the room, in the order they were turned on."""
+    return [link.pack for link in RoomPack.objects.filter(room_id=room_id).select_related("pack")]
+
+
+def enable(room_id: int, pack_id: str, *, by: str = "") -> InstalledPack:
+    """Turn an installed pack's panels on in the room (again: nothing changes)."""
+    pack = InstalledPack.objects.filter(pack_id=pack_id.strip()).first()
+    if pack is None:
+        raise PackError(_("No pack called {id} is installed."), id=pack_id.strip()[:80])
+    RoomPack.objects.get_or_create(room_id=room_id, pack=pack, defaults={"enabled_by": by[:64]})
+    return pack
+
+
+def disable(room_id: int, pack_id: str) -> InstalledPack:
+    """Turn a pack's panels off in the room."""
+    link = (
+        RoomPack.objects.filter(room_id=room_id, pack__pack_id=pack_id.strip()).select_related("pack").first()
+    )
+    if link is None:
+        raise PackError(_("The pack {id} is not on in this room."), id=pack_id.strip()[:80])
+    link.delete()
+    return link.pack
+
+
+def room_manifests(room_id: int) -> dict[str, list[dict]]:
+    """The room's `ui_manifest` panels for each role ("player", "keeper"), resolved here
+    so the audience never leaves the server."""
+    packs = enabled(room_id)
+    return {
+        role: [
+            panel
+            for pack in packs
+            for panel in panel_rules.manifest_for(
+                pack.panels, pack_id=pack.pack_id, is_keeper=role == "keeper"
+            )
+        ]
+        for role in ("player", "keeper")
+    }
+
+
+def room_asset(room_id: int, sha256: str) -> tuple[PackFile, bytes] | None:
+    """A file of a pack enabled in the room, by its hash, with its bytes checked against
+    the digest its manifest recorded (None when there is none, or the stored bytes no
+    longer match)."""
+    pack_file = PackFile.objects.filter(sha256=sha256, pack__rooms__room_id=room_id).first()
+    if pack_file is None:
+        return None
+    content = read_file(pack_file)
+    if hashlib.sha256(content).hexdigest() != pack_file.sha256:
+        log.warning("pack %s: stored %s does not match its digest", pack_file.pack.pack_id, pack_file.path)
+        return None
+    return pack_file, content

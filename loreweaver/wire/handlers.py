@@ -32,6 +32,7 @@ class Joined(Protocol):
     seat: Seat | None
     locale: str
     inputs: MemberInputs
+    panel_ids: frozenset[str]  # the panels of this viewer's own `ui_manifest`
 
     def send(self, frame: dict) -> None: ...
     def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None: ...
@@ -83,11 +84,16 @@ def _seat(connection: Joined) -> Seat:
 
 async def on_input(connection: Joined, frame: inbound.Input) -> None:
     """A line of play or a dot command: checked, rate-limited, then queued as a turn."""
-    seat = _seat(connection)
     if len(frame.text) > settings.TRPG_INPUT_MAX_CHARS:
         connection.send_error("input_too_long", limit=settings.TRPG_INPUT_MAX_CHARS)
         return
-    if not frame.text.strip():
+    await _accept_input(connection, frame.text)
+
+
+async def _accept_input(connection: Joined, text: str) -> None:
+    """Rate-limit a line the member typed (or a panel sent for them), then queue it."""
+    seat = _seat(connection)
+    if not text.strip():
         return
     allowed = await coordination.shared().take_tokens(
         [f"room:{seat.room_id}", f"member:{seat.room_id}:{seat.member.member_id}"],
@@ -97,7 +103,7 @@ async def on_input(connection: Joined, frame: inbound.Input) -> None:
     if not allowed:
         connection.send_error("rate_limited")
         return
-    connection.inputs.add(seat, frame.text)
+    connection.inputs.add(seat, text)
 
 
 async def on_ping(connection: Joined, frame: inbound.Ping) -> None:
@@ -115,9 +121,22 @@ async def on_list_pack_cards(connection: Joined, frame: inbound.ListPackCards) -
     connection.send(frames.pack_cards([]))
 
 
+# A panel's value is capped like this whatever the input cap is (protocol 2.3).
+PANEL_VALUE_MAX_CHARS = 2000
+
+
 async def on_panel_intent(connection: Joined, frame: inbound.PanelIntent) -> None:
-    """Nobody's manifest has panels yet, so no panel is this member's to use."""
-    connection.send_error("forbidden", message_key="panel_forbidden")
+    """A panel acts as the member viewing it: only a panel of their own manifest, and
+    only what they could type. A choice or an input is a line they typed; a roll is
+    their public `.r <value>`, so the dice engine checks the expression."""
+    if frame.panel not in connection.panel_ids:
+        connection.send_error("forbidden", message_key="panel_forbidden")
+        return
+    limit = min(PANEL_VALUE_MAX_CHARS, settings.TRPG_INPUT_MAX_CHARS)
+    if len(frame.value) > limit:
+        connection.send_error("input_too_long", limit=limit)
+        return
+    await _accept_input(connection, f".r {frame.value}" if frame.kind == "roll" else frame.value)
 
 
 async def on_avatar_set(connection: Joined, frame: inbound.AvatarSet) -> None:

@@ -17,6 +17,9 @@ Messages on the bus:
 - `room.state`: a turn ended; each session sends its own `state`, projected from the
   snapshot of the room the message carries (`keeper.state.RoomRead`, read once by
   whoever ended the turn), so no process reads the room again.
+- `room.manifest`: the room's panels changed; it carries the `ui_manifest` panels of
+  each role (`player`, `keeper`, resolved where the packs are read) and each session
+  sends its viewer the one for its role.
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
@@ -51,6 +54,7 @@ from channels.db import database_sync_to_async
 from keeper.state import RoomRead, current_room
 from loreweaver import failpoints
 from loreweaver.wire import bus, coordination
+from packs import services as pack_services
 from rooms.models import Audience
 
 log = logging.getLogger(__name__)
@@ -139,6 +143,17 @@ async def publish_state_refresh(
     stamp, room = snapshot
     message = {"type": "room.state", "stamp": stamp, "room": room.as_message(), "reset": reset}
     await _send(room_id, message, into)
+
+
+async def publish_manifests(room_id: int, *, into: Batch | None = None) -> None:
+    """Send every member of the room its own `ui_manifest`, after its panels changed.
+    Never raises, like every broadcast of committed changes."""
+    try:
+        manifests = await database_sync_to_async(pack_services.room_manifests)(room_id)
+    except Exception as exc:
+        log.warning("room=%s panels could not be read: %r", room_id, exc)
+        return
+    await _send(room_id, {"type": "room.manifest", **manifests}, into)
 
 
 async def publish_key_changed(room_id: int, key_id: int) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import json
 import struct
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from channels.db import database_sync_to_async
@@ -20,6 +21,7 @@ from channels.db import database_sync_to_async
 from loreweaver.wire import hub
 from media_store import services
 from media_store.models import MediaItem
+from packs import services as pack_services
 
 HEADER_LIMIT = 64 * 1024
 
@@ -86,12 +88,47 @@ async def pieces_of(item: MediaItem) -> AsyncIterator[bytes]:
         reader.close()
 
 
-class MediaRequests:
-    """One connection's media requests, for the room it joined."""
+@dataclass(frozen=True)
+class _Found:
+    """What a `get` serves: its header, and its bytes in pieces."""
 
-    def __init__(self, uploader: services.Uploader, error_frame: Callable[[str], dict]) -> None:
+    header: dict
+    pieces: AsyncIterator[bytes]
+
+
+async def _in_pieces(content: bytes) -> AsyncIterator[bytes]:
+    for start in range(0, len(content), services.CHUNK):
+        yield content[start : start + services.CHUNK]
+
+
+class MediaRequests:
+    """One connection's media requests, for the room it joined. A `get` serves the
+    room's media, or a file of a pack enabled in the room when the viewer's own panels
+    name it (`pack_hashes`), checked against its manifest digest first."""
+
+    def __init__(
+        self,
+        uploader: services.Uploader,
+        error_frame: Callable[[str], dict],
+        pack_hashes: Callable[[], frozenset[str]] = frozenset,
+    ) -> None:
         self.uploader = uploader
         self.error_frame = error_frame
+        self.pack_hashes = pack_hashes
+
+    async def _find(self, sha256: str) -> _Found:
+        try:
+            item = await database_sync_to_async(services.find)(self.uploader.room_id, sha256)
+            return _Found(get_header(item), pieces_of(item))
+        except services.MediaError:
+            if sha256 not in self.pack_hashes():
+                raise
+        found = await database_sync_to_async(pack_services.room_asset)(self.uploader.room_id, sha256)
+        if found is None:
+            raise services.MediaError("media_not_found")
+        pack_file, content = found
+        header = {"op": "get", "hash": sha256, "size": pack_file.size, "mime": pack_file.mime}
+        return _Found(header | {"name": pack_file.path.rsplit("/", 1)[-1]}, _in_pieces(content))
 
     async def _begin(self, header: dict) -> services.Upload:
         return await asyncio.to_thread(services.Upload, self.uploader, header.get("upload_id") or "")
@@ -113,10 +150,10 @@ class MediaRequests:
 
     async def get_whole(self, header: dict) -> bytes:
         """A WebSocket GET: the reply message (header and body). Raises `MediaError`."""
-        item = await database_sync_to_async(services.find)(self.uploader.room_id, header.get("hash") or "")
+        found = await self._find(header.get("hash") or "")
         # One growing buffer, then the one copy the WebSocket layer needs as bytes.
-        message = bytearray(ws_envelope(get_header(item)))
-        async for piece in pieces_of(item):
+        message = bytearray(ws_envelope(found.header))
+        async for piece in found.pieces:
             message += piece
         return bytes(message)
 
@@ -134,11 +171,9 @@ class MediaRequests:
                 item = await self._finish(upload)
                 await stream.write(line({"op": "put_ok", "hash": item.sha256}))
             else:
-                item = await database_sync_to_async(services.find)(
-                    self.uploader.room_id, header.get("hash") or ""
-                )
-                await stream.write(line(get_header(item)))
-                async for piece in pieces_of(item):
+                found = await self._find(header.get("hash") or "")
+                await stream.write(line(found.header))
+                async for piece in found.pieces:
                     await stream.write(piece)
         except services.MediaError as refused:
             await stream.write(line(self.error_frame(refused.code)))

@@ -31,6 +31,8 @@ from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import DeliveredRows, Seat, encode, gate, log_failure
 from media_store.selectors import media_replay
 from media_store.services import MediaError, Uploader
+from packs import panels as panel_rules
+from packs import services as pack_services
 from rooms import keystore, selectors, services
 from rooms.models import AccessKey, Audience, Room
 
@@ -110,6 +112,11 @@ class SessionCore:
         # each `state` it sends is projected from them.
         self._snapshot: hub.Snapshot | None = None
         self._online: list[coordination.Member] = []
+        # The room's panels for each role, and the ids of this viewer's own (the panels
+        # a `panel_intent` may name).
+        self._manifests: dict[str, list[dict]] = {"player": [], "keeper": []}
+        self.panel_ids: frozenset[str] = frozenset()
+        self.pack_hashes: frozenset[str] = frozenset()  # the pack files those panels name
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -353,7 +360,9 @@ class SessionCore:
         seat = self.seat = Seat.of(access_key)
         member = seat.member
         self._media = media_channel.MediaRequests(
-            Uploader(seat.room_id, member.member_id, member.name), lambda code: self.error_frame(code)
+            Uploader(seat.room_id, member.member_id, member.name),
+            lambda code: self.error_frame(code),
+            lambda: self.pack_hashes,
         )
         await self.carrier.admitted()
         await hub.local_hub.attach(seat.room_id, self)
@@ -384,7 +393,8 @@ class SessionCore:
         failpoints.hit("join.replay")
         self._show(await self._replay(seat))
         self.send(self._state(seat))
-        self.send(frames.ui_manifest([]))
+        self._manifests = await database_sync_to_async(pack_services.room_manifests)(seat.room_id)
+        self._send_manifest(seat)
         if not await database_sync_to_async(bot_on)(seat.room_id):
             self.send(frames.system(notice("human_keeper", self.locale)))
 
@@ -477,6 +487,9 @@ class SessionCore:
             if message.get("reset"):
                 state["reset"] = True  # the client also clears its scrollback
             self.send(state)
+        elif kind == "room.manifest":
+            self._manifests = {"player": message["player"], "keeper": message["keeper"]}
+            self._send_manifest(seat)
         elif kind == "room.key":
             if message.get("key") == seat.key_id:
                 await self._key_changed(seat)
@@ -485,6 +498,12 @@ class SessionCore:
                 await self.deliver_then_close(frames.system(notice("disconnected", self.locale), "warn"))
         elif kind == "room.resync":
             await self._catch_up(seat)
+
+    def _send_manifest(self, seat: Seat) -> None:
+        panels = self._manifests["keeper" if seat.is_keeper else "player"]
+        self.panel_ids = frozenset(panel["id"] for panel in panels)
+        self.pack_hashes = panel_rules.hashes_in(panels)
+        self.send(frames.ui_manifest(panels))
 
     def _send_presence_and_state(self, seat: Seat) -> None:
         self.send(self._presence(self._online))
@@ -521,6 +540,7 @@ class SessionCore:
         self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
         await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
         self.send(self._welcome(demo=False, imagegen=await images_configured()))
+        self._send_manifest(now)  # a keeper's panels come and go with the role
         # Everyone, this connection included, gets the new presence and its own state.
         await hub.publish_presence_changed(now.room_id)
 

@@ -141,6 +141,8 @@ async def _answer(context: TurnContext, reply: commands.CommandReply, batch: hub
     every member sees the turn in order."""
     for frame in reply.live:
         await hub.publish(context.room_id, frame, into=batch)
+    if reply.panels_changed:
+        await hub.publish_manifests(context.room_id, into=batch)
     if reply.media:
         await hub.flush(context.room_id, batch)
     for item_id in reply.media:
