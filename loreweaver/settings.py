@@ -233,6 +233,9 @@ TRPG_REPLAY_ENTRIES = env_int("TRPG_REPLAY__ENTRIES", 30, minimum=1)
 TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
 # Keeper skills (markdown with frontmatter) beside the shipped ones.
 TRPG_SKILLS_DIR = env_dir("TRPG_SKILLS_DIR", DATA_DIR / "skills")
+# The packs that ship with the server (packs/examples/) are installed at the first
+# start (never again once removed); enabled in no room.
+TRPG_PACKS_BUNDLED = env_bool("TRPG_PACKS__BUNDLED", True)
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")

@@ -74,3 +74,15 @@ class RoomPack(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pack.pack_id} in {self.room_id}"
+
+
+class BundledPack(models.Model):
+    """A pack that ships with the server and was installed here once: it is not
+    installed again after an operator removed it."""
+
+    pack_id = models.CharField(max_length=64, unique=True)
+    version = models.CharField(max_length=64)
+    installed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.pack_id} {self.version} (bundled)"

@@ -24,11 +24,32 @@ from loreweaver.i18n import _, say
 from packs import lwpack
 from packs import panels as panel_rules
 from packs.lwpack import PackError
-from packs.models import InstalledPack, PackFile, RoomPack, storage_key
+from packs.models import BundledPack, InstalledPack, PackFile, RoomPack, storage_key
 
 log = logging.getLogger(__name__)
 
 SUFFIX = ".lwpack"
+
+
+BUNDLED_DIR = Path(__file__).resolve().parent / "examples"
+
+
+def install_bundled() -> list[InstalledPack]:
+    """Install the packs that ship with the server (`packs/examples/`), each once: one
+    an operator removed stays removed. Enables nothing."""
+    done = []
+    for folder in sorted(path for path in BUNDLED_DIR.iterdir() if (path / lwpack.MANIFEST).is_file()):
+        data = lwpack.build(folder)
+        pack = lwpack.open_pack(data)
+        if BundledPack.objects.filter(pack_id=pack.pack_id).exists():
+            continue
+        if not InstalledPack.objects.filter(pack_id=pack.pack_id).exists():
+            try:
+                done.append(install(data, by="bundled"))
+            except PackError:  # another process installed it this moment
+                continue
+        BundledPack.objects.get_or_create(pack_id=pack.pack_id, defaults={"version": pack.version})
+    return done
 
 
 def packs_dir() -> Path:

@@ -71,7 +71,7 @@ def test_a_link_out_of_the_packs_folder_is_not_offered(packs_folder, keeper, tmp
     assert "no pack called" in dispatch(".pack install linked", keeper).text
 
 
-async def test_a_keeper_installs_a_pack_over_the_wire(fresh_env, room):
+async def test_a_fresh_server_has_the_example_pack_and_a_keeper_reinstalls_it_over_the_wire(fresh_env, room):
     from loreweaver.testing.servers import start_serve
 
     folder = fresh_env.data_dir / "packs"
@@ -83,14 +83,16 @@ async def test_a_keeper_installs_a_pack_over_the_wire(fresh_env, room):
             await kay.join(fresh_env.mint(room, "Kay", "keeper"))
             await pip.join(fresh_env.mint(room, "Pip"))
             await settle(kay)
-            await pip.say(".pack install harbour-clues")
-            refused = await pip.expect("narrative", speaker="system")
-            assert "keeper" in refused["text"]
+            await pip.say(".panels list")
+            listed = await pip.expect("narrative", speaker="system")
+            assert "harbour-clues · Harbour clues: clue-board" in listed["text"]
+            assert "keeper-checklist" not in listed["text"]  # a player is not told of keeper panels
+            await pip.say(".pack remove harbour-clues")
+            assert "keeper" in (await pip.expect("narrative", speaker="system"))["text"]
+            await kay.say(".pack remove harbour-clues")
+            assert "Removed the pack" in (await kay.expect("narrative", speaker="system"))["text"]
             await kay.say(".pack install harbour-clues")
             installed = await kay.expect("narrative", speaker="system")
             assert "Installed the pack harbour-clues 1.0.0." in installed["text"]
-            await pip.say(".pack list")
-            listed = await pip.expect("narrative", speaker="system")
-            assert "harbour-clues 1.0.0" in listed["text"]
     finally:
         server.stop()

@@ -108,3 +108,10 @@ def test_the_operator_installs_from_the_shell_after_reading_the_trust_card(
     assert "2 panels (1 for keepers only)" in out and "Installed harbour-clues 1.0.0." in out
     with pytest.raises(CommandError, match="installed already"):
         call_command("pack", "install", str(path), "--yes")
+
+
+def test_the_bundled_pack_is_installed_once_and_stays_removed(media_root):
+    assert [pack.pack_id for pack in services.install_bundled()] == ["harbour-clues"]
+    assert services.install_bundled() == []
+    services.remove("harbour-clues")
+    assert services.install_bundled() == [] and not InstalledPack.objects.exists()

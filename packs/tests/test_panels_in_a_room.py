@@ -12,8 +12,6 @@ import pytest
 from loreweaver.testing.clients import connect, settle
 from loreweaver.testing.media_clients import get, sha
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
-from packs import lwpack
-from packs.tests.conftest import EXAMPLE
 
 PLAYER_PANELS = ["harbour-clues/clue-board"]
 KEEPER_PANELS = ["harbour-clues/clue-board", "harbour-clues/keeper-checklist"]
@@ -21,11 +19,8 @@ KEEPER_PANELS = ["harbour-clues/clue-board", "harbour-clues/keeper-checklist"]
 
 @pytest.fixture(scope="module")
 def panel_server(tmp_path_factory):
+    """A fresh server: it installs the example pack at its first start."""
     env = create_env(tmp_path_factory.mktemp("panels"), hosted=hosted_profile())
-    pack = tmp_path_factory.mktemp("pack") / "harbour-clues.lwpack"
-    pack.write_bytes(lwpack.build(EXAMPLE))
-    installed = env.manage("pack", "install", str(pack), "--yes")
-    assert installed.returncode == 0, installed.stderr
     process = start_serve(env)
     yield process
     process.stop()

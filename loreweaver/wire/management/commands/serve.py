@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from loreweaver.version import PROTOCOL_VERSION, VERSION
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.server import TableServer
+from packs.services import install_bundled
 from rooms.keystore import bootstrap_keeper_key, import_configured_keys
 
 
@@ -67,6 +68,11 @@ class Command(BaseCommand):
         imported = import_configured_keys()
         if imported:
             self.stdout.write(imported)
+        if settings.TRPG_PACKS_BUNDLED:
+            for pack in install_bundled():
+                self.stdout.write(
+                    f"Installed the bundled pack {pack.pack_id} {pack.version} (enabled in no room)."
+                )
         minted = bootstrap_keeper_key()
         keeper_line = None
         if minted is not None:
