@@ -20,6 +20,7 @@ class KeeperConfig(AppConfig):
             sheet_commands,
             table_commands,
             turn_order,
+            variable_commands,
         )
         from keeper.backup import GamePart
         from keeper.kp import keeper_commands  # noqa: F401

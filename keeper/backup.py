@@ -1,11 +1,12 @@
 """The game's share of a room backup: the table's settings, the characters, the
-initiative order, the story (module, scene, clock), the NPCs and the keeper notes."""
+initiative order, the story (module, scene, clock), the NPCs, the keeper notes and the
+module variables."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from keeper.models import Character, InitiativeEntry, KeeperNote, Npc, Story, TableSettings
+from keeper.models import Character, InitiativeEntry, KeeperNote, ModuleVariable, Npc, Story, TableSettings
 from rooms.backups import BackupPart, Restoring, RoomCounts
 from rooms.models import Room
 
@@ -34,12 +35,24 @@ CHARACTER_FIELDS = (
     "pregen",
 )
 _USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
+VARIABLE_FIELDS = (
+    "var_id",
+    "label",
+    "kind",
+    "value",
+    "initial",
+    "minimum",
+    "maximum",
+    "choices",
+    "exposed",
+    "source",
+)
 
 
 class GamePart(BackupPart):
     """Characters, initiative, NPCs and notes as rows; settings and story as fields."""
 
-    rows = ("characters", "initiative", "npcs", "keeper_notes")
+    rows = ("characters", "initiative", "npcs", "keeper_notes", "variables")
 
     def export(self, room: Room, path: Path) -> dict:
         table = TableSettings.objects.filter(room=room).first()
@@ -60,6 +73,10 @@ class GamePart(BackupPart):
                 for n in Npc.objects.filter(room=room)
             ],
             "keeper_notes": [note.text for note in KeeperNote.objects.filter(room=room).order_by("id")],
+            "variables": [
+                {name: getattr(v, name) for name in VARIABLE_FIELDS}
+                for v in ModuleVariable.objects.filter(room=room).order_by("id")
+            ],
         }
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -76,17 +93,27 @@ class GamePart(BackupPart):
             Npc.objects.create(room=room, **npc)
         for text in document.get("keeper_notes", []):
             KeeperNote.objects.create(room=room, text=text)
+        for variable in document.get("variables", []):
+            ModuleVariable.objects.create(
+                room=room, **{k: v for k, v in variable.items() if k in VARIABLE_FIELDS}
+            )
         return RoomCounts()
 
     def clear(self, room: Room, scope: str) -> RoomCounts:
-        """`story`: initiative and notes go, the story's progress starts over; `chars`:
-        the characters too; `all`: the module (the story row) and NPCs too; `delete`:
-        the room's settings too."""
+        """`story`: initiative and notes go, the story's progress starts over and the
+        module variables go back to where they started; `chars`: the characters too;
+        `all`: the module (the story row), its NPCs and its variables too; `delete`: the
+        room's settings too."""
         doomed = [InitiativeEntry, KeeperNote]
         if scope != "story":
             doomed.append(Character)
         if scope in ("all", "delete"):
-            doomed += [Npc, Story]
+            doomed += [Npc, Story, ModuleVariable]
+        else:
+            for variable in ModuleVariable.objects.filter(room=room):
+                if variable.value != variable.initial:
+                    variable.value = variable.initial
+                    variable.save(update_fields=["value"])
         deleted = sum(model.objects.filter(room=room).delete()[0] for model in doomed)
         if Story not in doomed:
             Story.objects.filter(room=room).update(

@@ -238,3 +238,39 @@ class ProviderCredential(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} @ {self.base_url}"
+
+
+class ModuleVariable(models.Model):
+    """A deterministic module variable of a room (a day counter, a clue found, the
+    cult's alertness), declared by a module or a pack, or set by the keeper.
+
+    Players see only the exposed ones (`state.variables`); keepers see all, the
+    unexposed flagged hidden. `initial` is where a story reset puts the value back.
+    """
+
+    class Kind(models.TextChoices):
+        NUMBER = "number"
+        BOOL = "bool"
+        TEXT = "text"
+        ENUM = "enum"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="variables")
+    var_id = models.CharField(max_length=120)
+    label = models.JSONField(default=dict, help_text="{en, zh}")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    value = models.JSONField()
+    initial = models.JSONField()
+    minimum = models.IntegerField(null=True, blank=True)
+    maximum = models.IntegerField(null=True, blank=True)
+    choices = models.JSONField(default=list, blank=True, help_text="the values of an enum")
+    exposed = models.BooleanField(default=False, help_text="players see it")
+    source = models.CharField(max_length=80, blank=True, help_text="the pack or module that declared it")
+
+    class Meta:
+        ordering = ["room", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "var_id"], name="one_variable_per_id_per_room")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.var_id}={self.value!r}"

@@ -5,6 +5,9 @@ panels on in the room with `.panels enable <id>` (`packs.services`)."""
 
 from __future__ import annotations
 
+from django.db import transaction
+
+from keeper import variables
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from loreweaver.i18n import Refusal, _
 from packs import services
@@ -86,7 +89,9 @@ def panels(arguments: str, caller: Caller) -> CommandReply:
         return CommandReply(caller.say(_("Name the pack: .panels {word} <pack id>."), word=word))
     try:
         if word in ("enable", "on"):
-            pack_ = services.enable(caller.room_id, rest, by=caller.name)
+            with transaction.atomic():  # the panels and the variables they read, together
+                pack_ = services.enable(caller.room_id, rest, by=caller.name)
+                variables.declare(caller.room_id, pack_.manifest.get("variables", []), source=pack_.pack_id)
             text = _("The panels of {name} ({id}) are on in this room.")
         else:
             pack_ = services.disable(caller.room_id, rest)

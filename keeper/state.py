@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import connection
 
-from keeper import characters
+from keeper import characters, variables
 from keeper.models import Character, InitiativeEntry, Story
 from keeper.rules.packs import catalog
 from loreweaver import frames
@@ -48,7 +48,8 @@ class RoomRead:
       entry (`online`/`active` left to the viewer), and per language the owner's own
       `character` block and the entry's resources.
     - `common`: the parts every viewer sees alike (initiative, scene, clock, usage,
-      pregens, systems).
+      pregens, systems), and the module variables, all of them: each viewer's share
+      is kept when its frame is built (a player's never has an unexposed one).
     """
 
     sheets: list[dict] = field(default_factory=list)
@@ -111,6 +112,9 @@ def read_room(room_id: int) -> RoomRead:
     if pregens:
         common["pregens"] = pregens
     common["systems"] = catalog().systems()
+    declared = variables.entries(room_id)
+    if declared:
+        common["variables"] = declared  # every one: `build_state` keeps each viewer's share
     return RoomRead(sheets=sheets, common=common)
 
 
@@ -207,4 +211,7 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
         if key in common:
             frame[key] = common[key]
     frame["systems"] = common.get("systems", [])
+    shown = variables.for_viewer(common.get("variables", []), is_keeper=viewer.is_keeper, locale=locale)
+    if shown:
+        frame["variables"] = shown
     return frame

@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from loreweaver.i18n import Refusal, _
+from packs import declarations, safe_yaml
 from packs import panels as panel_rules
-from packs import safe_yaml
 
 MANIFEST = "pack.yaml"
 MANIFEST_VERSION = 2
@@ -48,7 +48,19 @@ MAX_ASSETS = 512
 PACK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 VERSION = re.compile(r"^\d{1,6}\.\d{1,6}\.\d{1,6}(?:[-+][0-9A-Za-z.-]{1,32})?$")
 CONTENT_KINDS = ("rulepacks", "skills", "panels", "cards", "lorebooks")
-AUTHORED = {"id", "version", "name", "description", "authors", "license", "engine", "contents", "assets"}
+# `engine` (the reference's minimum versions) is accepted and not enforced.
+AUTHORED = {
+    "id",
+    "version",
+    "name",
+    "description",
+    "authors",
+    "license",
+    "engine",
+    "contents",
+    "assets",
+    "variables",
+}
 BUILT = AUTHORED | {"manifest_version", "files", "trust"}
 ASSET_MIMES = {
     ".png": "image/png",
@@ -191,6 +203,12 @@ def check_manifest(manifest: Any, *, built: bool) -> dict:
     checked_assets = [_asset(asset, built=built) for asset in assets]
     if len({asset["path"] for asset in checked_assets}) != len(checked_assets):
         raise _refuse(_("The manifest's assets name a file twice."))
+    declared = manifest.get("variables", [])
+    if not isinstance(declared, list) or len(declared) > declarations.MAX_DECLARED:
+        raise _refuse(_("The manifest declares at most {limit} variables."), limit=declarations.MAX_DECLARED)
+    checked_variables = [declarations.as_spec(declarations.check_declaration(spec)) for spec in declared]
+    if len({spec["id"] for spec in checked_variables}) != len(checked_variables):
+        raise _refuse(_("The manifest declares a variable twice."))
     normalized = {
         "id": pack_id,
         "version": version,
@@ -202,6 +220,7 @@ def check_manifest(manifest: Any, *, built: bool) -> dict:
             kind: _paths(contents[kind], f"contents.{kind}") for kind in CONTENT_KINDS if kind in contents
         },
         "assets": checked_assets,
+        "variables": checked_variables,
     }
     if built:
         normalized.update(manifest_version=MANIFEST_VERSION, files=_inventory(manifest.get("files")))

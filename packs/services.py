@@ -224,6 +224,14 @@ def trust_lines(manifest: dict, locale: str) -> list[str]:
             },
         ),
     ]
+    if trust.get("variables"):
+        lines.append(
+            say(
+                locale,
+                _("Declares {count} module variables for the rooms that turn it on."),
+                count=trust["variables"],
+            )
+        )
     if trust.get("web_panels"):
         lines.append(
             say(locale, _("May: show {count} web page panels in rich clients."), count=trust["web_panels"])

@@ -27,11 +27,12 @@ $$ LANGUAGE plpgsql;
 """
 
 
-def create_triggers(apps, schema_editor):
+def create_triggers_on(schema_editor, tables):
+    """The stamp triggers on `tables` (a later migration adds a table this way)."""
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
         schema_editor.execute(_POSTGRES_FUNCTION)
-    for table in WATCHED:
+    for table in tables:
         if vendor == "postgresql":
             schema_editor.execute(
                 f"CREATE TRIGGER {table}_state_stamp AFTER INSERT OR UPDATE OR DELETE ON {table} "
@@ -48,15 +49,24 @@ def create_triggers(apps, schema_editor):
             raise NotImplementedError(f"no state-stamp triggers for {vendor}")
 
 
-def drop_triggers(apps, schema_editor):
+def drop_triggers_on(schema_editor, tables):
+    """Undo `create_triggers_on` for `tables` (the function stays)."""
     vendor = schema_editor.connection.vendor
-    for table in WATCHED:
+    for table in tables:
         if vendor == "postgresql":
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_state_stamp ON {table}")
         else:
             for event in ("insert", "update", "delete"):
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_state_stamp_{event}")
-    if vendor == "postgresql":
+
+
+def create_triggers(apps, schema_editor):
+    create_triggers_on(schema_editor, WATCHED)
+
+
+def drop_triggers(apps, schema_editor):
+    drop_triggers_on(schema_editor, WATCHED)
+    if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute("DROP FUNCTION IF EXISTS keeper_bump_state_stamp()")
 
 

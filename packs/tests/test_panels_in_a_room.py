@@ -165,3 +165,44 @@ async def test_a_member_promoted_to_keeper_gets_the_keeper_panels(panel_server, 
         assert _ids(await pip.expect("ui_manifest")) == KEEPER_PANELS
         await kay.send({"type": "admin_update_key", "id": keys["Pip"], "role": "player"})
         assert _ids(await pip.expect("ui_manifest")) == PLAYER_PANELS
+
+
+SENTINEL = "sentinel-7f3a9c"
+
+
+async def _command(keeper, player, text: str) -> tuple[str, list[dict]]:
+    """The keeper's private answer to `text`, and every frame the player got for that
+    turn (up to its closing state)."""
+    await keeper.say(text)
+    answer = (await keeper.expect("narrative", speaker="system"))["text"]
+    return answer, await player.collect_until("state")
+
+
+async def test_hidden_variables_never_reach_a_player_and_exposed_ones_do(panel_server, room, carrier):
+    heard: list[dict] = []
+    async with _table_with_panels_on(panel_server, room, carrier) as (kay, pip, _manifest):
+        steps = [
+            f".var set secret.code {SENTINEL}",
+            ".var add alertness 3",
+            ".var add day 100",
+            ".var list",
+            ".var expose clue.",
+            ".var hide clue.sigil",
+        ]
+        answers = []
+        for step in steps:
+            answer, frames = await _command(kay, pip, step)
+            answers.append(answer)
+            heard += frames
+        await pip.say(".var list")
+        heard.append(await pip.expect("narrative", speaker="system"))
+        await settle(pip)
+        last_state = [frame for frame in heard if frame["type"] == "state"][-1]
+
+    assert SENTINEL in answers[3]  # the keeper's own list shows it
+    assert SENTINEL not in repr(heard) and "secret.code" not in repr(heard)
+    assert "alertness" not in repr(heard)  # declared keeper-only by the pack
+    shown = {row["id"]: row for row in last_state["variables"]}
+    assert list(shown) == ["day", "clue.ledger"]
+    assert shown["day"]["value"] == 60 and shown["day"]["max"] == 60  # add stopped at the bound
+    assert "hidden" not in repr(last_state)
