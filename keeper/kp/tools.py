@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from keeper import characters, game
+from keeper import characters, game, variables
 from keeper.dice import DiceError
 from keeper.models import Character, KeeperNote, Story, TableSettings
 from keeper.rules.outcome import Outcome
+from loreweaver.i18n import Refusal
 
 KEEPER_NAME = "Keeper"
 # The DC a d20 check gets when the model names none.
@@ -273,6 +274,35 @@ def _recall(arguments: dict, context: ToolContext) -> ToolOutcome:
     return ToolOutcome("\n".join(found) or "nothing about that yet")
 
 
+def _read_variables(arguments: dict, context: ToolContext) -> ToolOutcome:
+    lines = []
+    for entry in variables.entries(context.room_id):
+        bounds = (
+            f" ({entry.get('min', '')}..{entry.get('max', '')})" if "min" in entry or "max" in entry else ""
+        )
+        seen = "players see it" if entry["exposed"] else "keepers only"
+        lines.append(f"{entry['id']} = {entry['value']!r}{bounds}, {entry['kind']}, {seen}")
+    return ToolOutcome("\n".join(lines) or "this room has no module variables")
+
+
+def _set_variable(arguments: dict, context: ToolContext) -> ToolOutcome:
+    var_id = str(arguments.get("id") or "").strip()
+    if variables.find(context.room_id, var_id) is None:
+        return ToolOutcome(f"there is no variable {var_id!r}; read_variables lists them")
+    try:
+        if isinstance(arguments.get("add"), int) and not isinstance(arguments.get("add"), bool):
+            variable, old, stopped = variables.add(context.room_id, var_id, arguments["add"])
+            return ToolOutcome(
+                f"{var_id}: {old} -> {variable.value}" + (" (stopped at its bound)" if stopped else "")
+            )
+        if "value" not in arguments:
+            return ToolOutcome("give `value`, or `add` for a number")
+        variable, old = variables.set_value(context.room_id, var_id, arguments["value"])
+    except Refusal as refused:
+        return ToolOutcome(refused.message("en"))
+    return ToolOutcome(f"{var_id}: {old!r} -> {variable.value!r}")
+
+
 _CHARACTER = {"type": "string", "description": "the character's name"}
 _DIFFICULTY = {"type": "string", "enum": ["regular", "hard", "extreme"]}
 
@@ -393,6 +423,22 @@ TOOLS: dict[str, Tool] = {
             "Write a note only the keepers will ever see (plans, secrets, consequences).",
             _schema(["text"], text=_TEXT),
             _keeper_note,
+        ),
+        Tool(
+            "read_variables",
+            "reading",
+            "The room's module variables (day counters, clues, alertness) with their values and bounds.",
+            _schema([]),
+            _read_variables,
+        ),
+        Tool(
+            "set_variable",
+            "bookkeeping",
+            "Change a module variable as the story moves: `value` sets it (within its bounds and kind), "
+            "`add` adds to a number (stopping at its bounds). "
+            "Players see only the variables the keeper exposed.",
+            _schema(["id"], id=_TEXT, value={"type": ["integer", "boolean", "string"]}, add=_INT),
+            _set_variable,
         ),
         Tool(
             "recall",

@@ -125,3 +125,24 @@ def story_room(context):
 def test_each_tool_is_announced_by_a_coarse_activity_never_its_name():
     assert {tools.activity_of(name) for name in tools.TOOLS} == {"reading", "dice", "cast", "bookkeeping"}
     assert tools.activity_of("speak_as_npc") == "cast" and tools.activity_of("skill_check") == "dice"
+
+
+def test_the_keeper_reads_and_changes_module_variables_within_their_bounds(table):
+    from keeper import variables
+    from keeper.models import ModuleVariable
+
+    context, _ = table
+    variables.declare(
+        context.room_id,
+        [{"id": "day", "kind": "number", "value": 1, "min": 1, "max": 3, "audience": "everyone"}],
+        source="test",
+    )
+    assert "day = 1 (1..3), number, players see it" in tools.run("read_variables", {}, context).result
+    assert (
+        tools.run("set_variable", {"id": "day", "add": 5}, context).result
+        == "day: 1 -> 3 (stopped at its bound)"
+    )
+    assert "between 1 and 3" in tools.run("set_variable", {"id": "day", "value": 9}, context).result
+    assert "no variable" in tools.run("set_variable", {"id": "night", "value": 1}, context).result
+    assert ModuleVariable.objects.get(var_id="day").value == 3
+    assert not ModuleVariable.objects.filter(var_id="night").exists()
