@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from loreweaver.i18n import Refusal, _
+from packs import cards as card_files
 from packs import declarations, safe_yaml
 from packs import panels as panel_rules
 
@@ -95,6 +96,7 @@ class Pack:
     manifest: dict
     files: dict[str, bytes]
     panels: list[dict]
+    cards: list[dict]  # {path, name, kind} of each card file
 
     @property
     def pack_id(self) -> str:
@@ -311,6 +313,15 @@ def _resolved_panels(manifest: dict, files: dict[str, bytes], digests: dict[str,
     return resolved
 
 
+def read_cards(manifest: dict, files: dict[str, bytes]) -> list[dict]:
+    """Each declared card file, read: `{path, name, kind}`; refused when one cannot be."""
+    return [
+        {"path": path, **card_files.read_card(path, files[path])}
+        for path in manifest["contents"].get("cards", [])
+        if path in files
+    ]
+
+
 def trust_card(manifest: dict, files: dict[str, bytes], panels: list[dict]) -> dict:
     """What the pack contains and may do, as counts an operator reads before installing."""
     contents = manifest["contents"]
@@ -366,6 +377,7 @@ def build(source: Path) -> bytes:
             )
         asset.update(sha256=found["sha256"], mime=mime_of(asset["path"]), size=found["size"])
     panels = _resolved_panels(manifest, files, digests)
+    read_cards(manifest, files)
     built = {
         **manifest,
         "manifest_version": MANIFEST_VERSION,
@@ -486,7 +498,7 @@ def open_pack(data: bytes) -> Pack:
     panels = _resolved_panels(manifest, files, inventory)
     if trust_card(manifest, files, panels) != manifest["trust"]:
         raise _refuse(_("The pack's trust card does not say what the pack holds."))
-    return Pack(manifest=manifest, files=files, panels=panels)
+    return Pack(manifest=manifest, files=files, panels=panels, cards=read_cards(manifest, files))
 
 
 def _inflate(archive: zipfile.ZipFile, member: zipfile.ZipInfo, limit: int) -> bytes:

@@ -17,6 +17,7 @@ class InstalledPack(models.Model):
     license = models.CharField(max_length=200)
     manifest = models.JSONField(help_text="the checked manifest: inventory, assets, trust card")
     panels = models.JSONField(default=list, help_text="resolved panels, each with its audience")
+    cards = models.JSONField(default=list, help_text="its card files: path, name, kind")
     installed_by = models.CharField(max_length=64, blank=True)
     installed_at = models.DateTimeField(auto_now_add=True)
 

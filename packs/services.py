@@ -130,6 +130,7 @@ def install(data: bytes, *, by: str = "") -> InstalledPack:
                 license=pack.manifest["license"],
                 manifest=pack.manifest,
                 panels=pack.panels,
+                cards=pack.cards,
                 installed_by=by[:64],
             )
             PackFile.objects.bulk_create(
@@ -304,3 +305,19 @@ def room_asset(room_id: int, sha256: str) -> tuple[PackFile, bytes] | None:
         log.warning("pack %s: stored %s does not match its digest", pack_file.pack.pack_id, pack_file.path)
         return None
     return pack_file, content
+
+
+def pack_cards() -> list[dict]:
+    """Every installed pack's card files, as `pack_cards` lists them: the reference a
+    card import takes (`<pack id>/<path>`), the pack, the file's stem and its kind;
+    names only, never a card's content."""
+    return [
+        {
+            "ref": f"{pack.pack_id}/{card['path']}",
+            "pack": pack.pack_id,
+            "name": card["name"],
+            "kind": card["kind"],
+        }
+        for pack in InstalledPack.objects.all()
+        for card in pack.cards
+    ]

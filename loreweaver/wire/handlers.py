@@ -24,6 +24,7 @@ from loreweaver.wire.seats import Seat, log_failure
 from loreweaver.wire.turns import TurnContext, run_input
 from media_store.services import MediaError, Uploader, set_uploads_enabled
 from media_store.services import offer as media_offer
+from packs import services as pack_services
 
 
 class Joined(Protocol):
@@ -117,8 +118,8 @@ async def on_join(connection: Joined, frame: inbound.Join) -> None:
 
 
 async def on_list_pack_cards(connection: Joined, frame: inbound.ListPackCards) -> None:
-    """No packs yet: an empty list."""
-    connection.send(frames.pack_cards([]))
+    """The installed packs' card files, by name and kind (an empty list when none)."""
+    connection.send(frames.pack_cards(await database_sync_to_async(pack_services.pack_cards)()))
 
 
 # A panel's value is capped like this whatever the input cap is (protocol 2.3).

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 from packs import lwpack
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "harbour-clues"
@@ -24,3 +25,13 @@ def media_root(tmp_path, settings) -> Path:
 @pytest.fixture(scope="session")
 def example_pack() -> bytes:
     return lwpack.build(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def panel_server(tmp_path_factory):
+    """A fresh server: it installs the example pack at its first start."""
+    env = create_env(tmp_path_factory.mktemp("panels"), hosted=hosted_profile())
+    process = start_serve(env)
+    yield process
+    process.stop()
+    destroy_env(env)

@@ -34,10 +34,16 @@ def test_an_installed_pack_is_listed_with_its_files_in_the_media_storage(example
     assert [pack.pack_id for pack in services.installed()] == ["harbour-clues"]
     assert installed.title("zh") == "港口线索"
     paths = sorted(PackFile.objects.values_list("path", flat=True))
-    assert paths == ["assets/cult-sigil.png", "assets/harbour-map.png", "ui/panels.yaml"]
+    assert paths == [
+        "assets/cult-sigil.png",
+        "assets/harbour-map.png",
+        "cards/kingsport-harbour.json",
+        "cards/old-tom.json",
+        "ui/panels.yaml",
+    ]
     picture = PackFile.objects.get(path="assets/harbour-map.png")
     assert services.read_file(picture)[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(_files(media_root)) == 3
+    assert len(_files(media_root)) == 5
     assert installed.manifest["trust"]["panels"] == 2 and installed.manifest["trust"]["keeper_panels"] == 1
 
 

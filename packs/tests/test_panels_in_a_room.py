@@ -7,24 +7,11 @@ from __future__ import annotations
 
 import contextlib
 
-import pytest
-
 from loreweaver.testing.clients import connect, settle
 from loreweaver.testing.media_clients import get, sha
-from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 
 PLAYER_PANELS = ["harbour-clues/clue-board"]
 KEEPER_PANELS = ["harbour-clues/clue-board", "harbour-clues/keeper-checklist"]
-
-
-@pytest.fixture(scope="module")
-def panel_server(tmp_path_factory):
-    """A fresh server: it installs the example pack at its first start."""
-    env = create_env(tmp_path_factory.mktemp("panels"), hosted=hosted_profile())
-    process = start_serve(env)
-    yield process
-    process.stop()
-    destroy_env(env)
 
 
 def _ids(manifest: dict) -> list[str]:
