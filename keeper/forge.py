@@ -15,12 +15,13 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 from django.db import transaction
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from keeper import skill_catalog
 from keeper.llm.config import LlmConfig
 from keeper.models import Npc, Story
 from keeper.rules import packs
+from packs import declarations
 
 FENCE = re.compile(r"^```[a-zA-Z]*\n(?P<body>.*?)\n```\s*$", re.S)
 
@@ -75,6 +76,16 @@ class ModuleDocument(BaseModel):
     truth: str = Field(default="", max_length=4000)
     scene: str = Field(default="", max_length=200)
     npcs: list[_Npc] = Field(default_factory=list, max_length=20)
+    # Module variables, declared as a pack declares them (packs/declarations.py).
+    variables: list[dict] = Field(default_factory=list, max_length=declarations.MAX_DECLARED)
+
+    @field_validator("variables")
+    @classmethod
+    def _declared(cls, specs: list[dict]) -> list[dict]:
+        try:
+            return [declarations.as_spec(declarations.check_declaration(spec)) for spec in specs]
+        except declarations.VariableError as refused:
+            raise ValueError(str(refused)) from None
 
 
 def messages_for(kind: str, description: str) -> list[dict]:

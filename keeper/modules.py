@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import ValidationError
 
+from keeper import variables
 from keeper.forge import ModuleDocument
 from keeper.models import Npc, Story
 from loreweaver.i18n import Refusal, _
@@ -194,7 +195,8 @@ def _npcs(body: str) -> list[dict]:
 
 def install(room_id: int, document: ModuleDocument) -> None:
     """Make the module the room's: its title, intro, truth and opening scene replace the
-    current module's, and its NPCs join the cast (one of the same name is updated)."""
+    current module's, its NPCs join the cast (one of the same name is updated) and its
+    variables are declared (one already there keeps its value)."""
     with transaction.atomic():
         story = Story.of(room_id)
         story.module_id, story.module_title = document.id, document.title
@@ -206,3 +208,4 @@ def install(room_id: int, document: ModuleDocument) -> None:
             Npc.objects.update_or_create(
                 room_id=room_id, name=npc.name, defaults={"persona": npc.persona, "secret": npc.secret}
             )
+        variables.declare(room_id, document.variables, source=f"module:{document.id}")

@@ -124,3 +124,33 @@ def test_variables_travel_in_a_backup_and_a_story_reset_puts_them_back(keeper, t
     restored, _counts = backups.room_import(path, "restored")
     day = ModuleVariable.objects.get(room=restored, var_id="day")
     assert (day.value, day.initial, day.maximum, day.exposed) == (10, 1, 60, True)
+
+
+MODULE = """
+title: The Drowned Bell
+intro: Fishermen hear a bell under the sea.
+variables:
+  - {id: bell.rings, label: {en: Times the bell rang, zh: 钟声次数}, kind: number, value: 0, min: 0, max: 13}
+  - {id: moon, kind: enum, choices: [new, full], value: new, audience: everyone}
+"""
+
+
+@pytest.mark.django_db
+def test_a_module_file_declares_its_variables(keeper, player, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    (tmp_path / "modules").mkdir()
+    (tmp_path / "modules" / "drowned-bell.yaml").write_text(MODULE, encoding="utf-8")
+    assert "The Drowned Bell" in dispatch(".module drowned-bell", keeper).text
+    assert [v["id"] for v in _state(player)["variables"]] == ["moon"]
+    assert "bell.rings = 0 [0..13]" in dispatch(".var list", keeper).text
+
+
+@pytest.mark.django_db
+def test_a_module_with_a_bad_variable_is_refused_and_changes_nothing(keeper, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    (tmp_path / "modules").mkdir()
+    bad = MODULE.replace("max: 13}", "max: 13, value: 99}").replace("value: 0, ", "")
+    (tmp_path / "modules" / "bad.yaml").write_text(bad, encoding="utf-8")
+    reply = dispatch(".module bad", keeper).text
+    assert "variables" in reply and "between 0 and 13" in reply
+    assert not ModuleVariable.objects.exists()
