@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -336,22 +337,44 @@ def transcript_append(
     )
 
 
+@functools.cache
+def _turn_event_insert() -> str:
+    events, lines = TurnEvent._meta, TranscriptEntry._meta
+    columns = [events.get_field(name).column for name in ("room", "anchor", "frame", "audience", "member_id")]
+    columns.append(events.get_field("created_at").column)
+    latest_line = (
+        f"SELECT MAX({lines.pk.column}) FROM {lines.db_table} WHERE {lines.get_field('room').column} = %s"
+    )
+    return (
+        f"INSERT INTO {events.db_table} ({', '.join(columns)}) "
+        f"VALUES (%s, ({latest_line}), %s, %s, %s, %s) RETURNING {events.pk.column}, {columns[1]}"
+    )
+
+
 def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
     """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
-    the transcript line they followed live (one anchor for the whole turn)."""
-    # Plain query and one INSERT for all: every roll is a turn event, and the ORM's
-    # building of the queries cost more than running them.
-    meta = TranscriptEntry._meta
+    the transcript line they followed live (the room's latest, at the time of the insert)."""
+    # One plain statement per event, anchor included: every roll is a turn event, and
+    # the ORM's building of the queries cost more than running them.
+    frame_field = TurnEvent._meta.get_field("frame")
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    recorded = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT MAX({meta.pk.column}) FROM {meta.db_table} WHERE {meta.get_field('room').column} = %s",
-            [room.pk],
-        )
-        (anchor_id,) = cursor.fetchone()
-    return TurnEvent.objects.bulk_create(
-        TurnEvent(room=room, anchor_id=anchor_id, frame=frame, audience=audience, member_id=member_id)
-        for frame, audience, member_id in events
-    )
+        for frame, audience, member_id in events:
+            stored = frame_field.get_db_prep_save(frame, connection)
+            cursor.execute(_turn_event_insert(), [room.pk, room.pk, stored, audience, member_id, now])
+            event_id, anchor_id = cursor.fetchone()
+            recorded.append(
+                TurnEvent(
+                    id=event_id,
+                    room=room,
+                    anchor_id=anchor_id,
+                    frame=frame,
+                    audience=audience,
+                    member_id=member_id,
+                )
+            )
+    return recorded
 
 
 def turn_event_record(

@@ -47,8 +47,9 @@ class Bus(Protocol):
     async def leave(self, room_id: int) -> None:
         """Stop receiving the room's messages."""
 
-    async def publish(self, room_id: int, message: dict) -> None:
-        """Send `message` to every process in the room; raises when it could not."""
+    async def publish(self, room_id: int, message: dict) -> int:
+        """Send `message` to every process in the room; how many processes it reached
+        (this one included); raises when it could not."""
 
     async def rejoin(self) -> None:
         """After a loss: join every room again; raises while the bus is unreachable."""
@@ -70,9 +71,11 @@ class LocalBus:
     async def leave(self, room_id: int) -> None:
         self._rooms.discard(room_id)
 
-    async def publish(self, room_id: int, message: dict) -> None:
+    async def publish(self, room_id: int, message: dict) -> int:
         if room_id in self._rooms:
             self._deliver(room_id, message)
+            return 1
+        return 0
 
     async def rejoin(self) -> None:
         return None
@@ -138,8 +141,8 @@ class RedisBus:
             except Exception as exc:  # a lost connection is repaired by `rejoin`, without it
                 log.warning("room=%s could not leave the room bus: %r", room_id, exc)
 
-    async def publish(self, room_id: int, message: dict) -> None:
-        await self._publisher.publish(_channel(room_id), msgpack.packb(message))
+    async def publish(self, room_id: int, message: dict) -> int:
+        return await self._publisher.publish(_channel(room_id), msgpack.packb(message))
 
     async def rejoin(self) -> None:
         await self._drop_subscriber()

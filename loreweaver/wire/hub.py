@@ -205,6 +205,8 @@ class LocalHub:
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, set at first attach
         # Rooms whose broadcast failed here: every process's sessions there must catch up.
         self._missed: set[int] = set()
+        # How many processes the last broadcast to each room reached (this one included).
+        self._reach: dict[int, int] = {}
 
     def _the_bus(self) -> bus.Bus:
         if self._bus is None:
@@ -215,7 +217,11 @@ class LocalHub:
         return self._bus
 
     async def _announce_turn_freed(self, room_id: int) -> None:
-        await self.publish(room_id, {"type": "room.turn_free"})
+        # Only other processes' waiters need telling, and when the room's last broadcast
+        # reached this process alone there are none (a newcomer's waiter still looks
+        # on its own, just later).
+        if self._reach.get(room_id, 2) > 1:
+            await self.publish(room_id, {"type": "room.turn_free"})
 
     def rooms(self) -> dict[int, list[RoomListener]]:
         """The rooms this process serves, with their local sessions."""
@@ -248,12 +254,13 @@ class LocalHub:
         if end.listeners or not end.ready.done():
             return
         del self._rooms[room_id]
+        self._reach.pop(room_id, None)
         await self._the_bus().leave(room_id)
 
     async def publish(self, room_id: int, message: dict) -> None:
         """Send `message` to the room on every process; raises when the bus could not."""
         if self._bus is not None and asyncio.get_running_loop() is self._loop:
-            await self._bus.publish(room_id, message)
+            self._reach[room_id] = await self._bus.publish(room_id, message)
         else:  # a process (or loop) with no sessions: a management command, a test
             await bus.publish_from_elsewhere(room_id, message)
 
