@@ -15,6 +15,7 @@ import datetime
 import logging
 import uuid
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Protocol
 
 from channels.db import database_sync_to_async
@@ -40,6 +41,15 @@ log = logging.getLogger(__name__)
 
 LOCALES = ("en", "zh")
 _CLOSE = object()
+
+
+@dataclass(frozen=True)
+class _Burst:
+    """A frame of a replay or catch-up in the send queue (not held to the live bound)."""
+
+    item: str | bytes
+
+
 # The longest control frame parsed, on either carrier (Iroh's line guard is the same).
 TEXT_FRAME_LIMIT = 1024 * 1024
 # The longest message anyone may send before a join is accepted: a join is a few
@@ -97,7 +107,10 @@ class SessionCore:
         self.connection_id = uuid.uuid4().hex
         self.seat: Seat | None = None
         self.locale = settings.TRPG_LOCALE
-        self._outbox: asyncio.Queue = asyncio.Queue(maxsize=settings.TRPG_SEND_QUEUE_FRAMES)
+        # Bounded by hand (`_enqueue`): live frames beyond TRPG_SEND_QUEUE_FRAMES mean the
+        # client stopped reading; a replay is as long as the operator made it.
+        self._outbox: asyncio.Queue = asyncio.Queue()
+        self._burst_queued = 0  # replay frames among them
         self._tasks: list[asyncio.Task] = []
         self._closing = False
         self._counted = False
@@ -265,12 +278,15 @@ class SessionCore:
         """Queue one binary message (a WebSocket media reply)."""
         self._enqueue(data)
 
-    def _enqueue(self, item: str | bytes) -> None:
+    def _enqueue(self, item: str | bytes, *, live: bool = True) -> None:
         if self._closing:
             return
-        try:
+        if not live:
+            self._burst_queued += 1
+            self._outbox.put_nowait(_Burst(item))
+        elif self._outbox.qsize() - self._burst_queued < settings.TRPG_SEND_QUEUE_FRAMES:
             self._outbox.put_nowait(item)
-        except asyncio.QueueFull:
+        else:
             log.warning(
                 "connection=%s carrier=%s stalled with %s frames queued; disconnecting",
                 self.connection_id,
@@ -312,6 +328,7 @@ class SessionCore:
     def _drop_queue(self) -> None:
         while not self._outbox.empty():
             self._outbox.get_nowait()
+        self._burst_queued = 0
 
     async def _write_loop(self) -> None:
         while True:
@@ -319,6 +336,9 @@ class SessionCore:
             if item is _CLOSE:
                 await self.carrier.close()
                 return
+            if isinstance(item, _Burst):
+                self._burst_queued -= 1
+                item = item.item
             try:
                 if isinstance(item, bytes):
                     await self.carrier.send_bytes(item)
@@ -417,7 +437,9 @@ class SessionCore:
                 if row in self._delivered:
                     continue
                 self._delivered.add(row)
-            self.send(frames.for_viewer(frame, self.locale))
+            # A replay (or a catch-up) is one burst the server makes, however long the
+            # operator's TRPG_REPLAY__ENTRIES: it never counts as a client falling behind.
+            self._enqueue(encode(frames.for_viewer(frame, self.locale)), live=False)
 
     def presence_member(self) -> coordination.Member | None:
         """The member this connection is present as in its room (None before the join
