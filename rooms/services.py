@@ -141,6 +141,7 @@ class KeyMember:
     role: str
 
 
+@functools.cache
 def _key_member_sql() -> str:
     meta = AccessKey._meta
     columns = ", ".join(meta.get_field(name).column for name in ("room", "member_id", "name", "role"))
