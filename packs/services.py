@@ -25,6 +25,7 @@ from packs import lwpack
 from packs import panels as panel_rules
 from packs.lwpack import PackError
 from packs.models import BundledPack, InstalledPack, PackFile, RoomPack, storage_key
+from packs.signals import room_panels_changed
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +179,10 @@ def remove(pack_id: str) -> InstalledPack:
         raise PackError(_("No pack called {id} is installed."), id=pack_id.strip()[:80])
     keys = sorted({storage_key(sha256) for sha256 in pack.files.values_list("sha256", flat=True)})
     with transaction.atomic():
+        rooms = list(pack.rooms.values_list("room_id", flat=True))
         pack.delete()
+        for room_id in rooms:
+            room_panels_changed.send(sender=InstalledPack, room_id=room_id)
     _forget_unused(keys)
     log.info("pack %s %s removed", pack.pack_id, pack.version)
     return pack

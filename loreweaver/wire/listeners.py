@@ -6,6 +6,9 @@
   deleted) goes through the model, so the model's signals are where this listens.
 - A room's story replaced (a reset, a restored backup, deleted data), by whichever
   door it came: every member gets a fresh `state{reset:true}`.
+- A room's panels changed from outside it (a pack that was on there was removed, from
+  a keeper's `.pack remove`, the shell or the console): every member gets its own
+  `ui_manifest`.
 
 Each announcement goes out once the change is committed, on the room's group
 (`loreweaver.wire.hub`).
@@ -21,6 +24,8 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
 from loreweaver.wire import hub
+from packs.models import InstalledPack
+from packs.signals import room_panels_changed
 from rooms.models import AccessKey, Room
 from rooms.signals import room_story_replaced
 
@@ -47,8 +52,14 @@ def story_replaced(sender: type, room_id: int, **kwargs: object) -> None:
     transaction.on_commit(lambda: _announce(hub.publish_state_refresh, room_id, reset=True))
 
 
+def panels_changed(sender: type, room_id: int, **kwargs: object) -> None:
+    """A room's panels changed: its members get their manifests once it commits."""
+    transaction.on_commit(lambda: _announce(hub.publish_manifests, room_id))
+
+
 def connect() -> None:
     """Listen to the table's changes (called once, when the app is ready)."""
     post_save.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.saved")
     post_delete.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.deleted")
     room_story_replaced.connect(story_replaced, sender=Room, dispatch_uid="wire.story.replaced")
+    room_panels_changed.connect(panels_changed, sender=InstalledPack, dispatch_uid="wire.panels.changed")

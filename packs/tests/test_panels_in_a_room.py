@@ -9,6 +9,8 @@ import contextlib
 
 from loreweaver.testing.clients import connect, settle
 from loreweaver.testing.media_clients import get, sha
+from packs import lwpack
+from packs.tests.conftest import EXAMPLE
 
 PLAYER_PANELS = ["harbour-clues/clue-board"]
 KEEPER_PANELS = ["harbour-clues/clue-board", "harbour-clues/keeper-checklist"]
@@ -193,3 +195,22 @@ async def test_hidden_variables_never_reach_a_player_and_exposed_ones_do(panel_s
     assert list(shown) == ["day", "clue.ledger"]
     assert shown["day"]["value"] == 60 and shown["day"]["max"] == 60  # add stopped at the bound
     assert "hidden" not in repr(last_state)
+
+
+async def test_removing_a_pack_that_is_on_takes_its_panels_away_from_every_member(
+    panel_server, room, carrier
+):
+    async with _table_with_panels_on(panel_server, room, carrier) as (kay, pip, _manifest):
+        await kay.say(".pack remove harbour-clues")
+        assert (await pip.expect("ui_manifest"))["panels"] == []
+        # The keeper's answer and its new manifest come by different ways, in either order.
+        seen = {}
+        while len(seen) < 2:
+            frame = await kay.recv()
+            if frame["type"] == "ui_manifest" or frame.get("speaker") == "system":
+                seen[frame["type"]] = frame
+        assert seen["ui_manifest"]["panels"] == [] and "Removed the pack" in seen["narrative"]["text"]
+    # Put the example back for whatever runs after.
+    source = panel_server.env.data_dir / "harbour-clues.lwpack"
+    source.write_bytes(lwpack.build(EXAMPLE))
+    assert panel_server.env.manage("pack", "install", str(source), "--yes").returncode == 0
