@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection, connections
 
 from loreweaver.wire.commits import committed
 from rooms.models import TranscriptEntry
@@ -14,8 +15,21 @@ from rooms.services import room_get_or_create, transcript_append
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+async def _database_thread_lets_go():
+    """The database thread's connection is closed after each test, so the test
+    database can be dropped at the end of the run."""
+    yield
+    await sync_to_async(connections.close_all)()
+
+
 def _texts() -> list[str]:
-    return list(TranscriptEntry.objects.order_by("id").values_list("text", flat=True))
+    """The stored lines, read on this thread's own connection (closed after, so the
+    test database can be dropped at the end of the run)."""
+    try:
+        return list(TranscriptEntry.objects.order_by("id").values_list("text", flat=True))
+    finally:
+        connection.close()
 
 
 async def test_a_failed_turn_does_not_undo_the_turns_committed_with_it():
