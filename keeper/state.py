@@ -42,7 +42,7 @@ class Viewer:
 
 @dataclass(frozen=True)
 class RoomRead:
-    """What one refresh reads about a room, as plain data (it rides the channel layer).
+    """What one refresh reads about a room, as plain data (it rides the room bus).
 
     - `sheets`: the active characters with an owner, in name order: owner, the party
       entry (`online`/`active` left to the viewer), and per language the owner's own
@@ -56,7 +56,7 @@ class RoomRead:
     common: dict[str, Any] = field(default_factory=dict)
 
     def as_message(self) -> dict:
-        """The snapshot as a channel-layer message field."""
+        """The snapshot as a field of a room-bus message."""
         return {"sheets": self.sheets, "common": self.common}
 
     @classmethod

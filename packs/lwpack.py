@@ -350,17 +350,22 @@ def _content_files(manifest: dict) -> list[str]:
 # --- building ---------------------------------------------------------------------
 
 
+def read_source_manifest(source: Path) -> dict:
+    """The checked `pack.yaml` of the pack folder `source` (as the author wrote it)."""
+    manifest_path = source / MANIFEST
+    if not manifest_path.is_file():
+        raise _refuse(_("{folder} has no {manifest}."), folder=str(source), manifest=MANIFEST)
+    return check_manifest(
+        _load_yaml(manifest_path.read_bytes(), name=MANIFEST, limit=MAX_MANIFEST_BYTES), built=False
+    )
+
+
 def build(source: Path) -> bytes:
     """The `.lwpack` of the folder `source` (its `pack.yaml` and the files it names),
     byte for byte the same for the same folder; refused, naming the problem, when the
     pack could not be installed."""
     source = source.resolve()
-    manifest_path = source / MANIFEST
-    if not manifest_path.is_file():
-        raise _refuse(_("{folder} has no {manifest}."), folder=str(source), manifest=MANIFEST)
-    manifest = check_manifest(
-        _load_yaml(manifest_path.read_bytes(), name=MANIFEST, limit=MAX_MANIFEST_BYTES), built=False
-    )
+    manifest = read_source_manifest(source)
     files: dict[str, bytes] = {}
     for declared in _content_files(manifest):
         for path in _expand(source, declared):

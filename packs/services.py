@@ -40,16 +40,17 @@ def install_bundled() -> list[InstalledPack]:
     an operator removed stays removed. Enables nothing."""
     done = []
     for folder in sorted(path for path in BUNDLED_DIR.iterdir() if (path / lwpack.MANIFEST).is_file()):
-        data = lwpack.build(folder)
-        pack = lwpack.open_pack(data)
-        if BundledPack.objects.filter(pack_id=pack.pack_id).exists():
+        # The manifest alone says which pack it is: a server that has had it is not
+        # made to build and check it again at every start.
+        source = lwpack.read_source_manifest(folder)
+        if BundledPack.objects.filter(pack_id=source["id"]).exists():
             continue
-        if not InstalledPack.objects.filter(pack_id=pack.pack_id).exists():
+        if not InstalledPack.objects.filter(pack_id=source["id"]).exists():
             try:
-                done.append(install(data, by="bundled"))
+                done.append(install(lwpack.build(folder), by="bundled"))
             except PackError:  # another process installed it this moment
                 continue
-        BundledPack.objects.get_or_create(pack_id=pack.pack_id, defaults={"version": pack.version})
+        BundledPack.objects.get_or_create(pack_id=source["id"], defaults={"version": source["version"]})
     return done
 
 

@@ -30,8 +30,8 @@ def tune_garbage_collection() -> None:
 def report_outages_as_warnings(loop: asyncio.AbstractEventLoop) -> None:
     """Log a background task's failure to reach Redis or the database as a warning.
 
-    Libraries run tasks of their own (the Redis channel layer cleans its queues in
-    one), and asyncio logs such a task's unretrieved failure as an error with a
+    Libraries run tasks of their own (the Redis client's connection pools, say), and
+    asyncio logs such a task's unretrieved failure as an error with a
     traceback. While Redis restarts that is an outage the server rides out, as it says
     in one line elsewhere (docs/operations.md, "Faults"); anything else still is an
     error.

@@ -1,8 +1,8 @@
 """The embedded all-in-one server: daphne (HTTP + WebSocket) and the Iroh endpoint.
 
 Both share one process and one event loop: daphne runs Twisted's asyncio reactor, so
-the Iroh accept loop, the WebSocket consumers and the channel layer all live on the
-same asyncio loop. The WebSocket protocol is daphne's, plus guards on what a client
+the Iroh accept loop, the WebSocket consumers and the room bus all live on the same
+asyncio loop. The WebSocket protocol is daphne's, plus guards on what a client
 can make the server hold (`BoundedWebSocketProtocol`), and a connection that never
 sends a request is closed after the join timeout.
 """
