@@ -13,6 +13,7 @@ class KeeperConfig(AppConfig):
             audio_commands,
             dice_commands,
             image_commands,
+            import_commands,
             madness,
             module_commands,
             pack_commands,

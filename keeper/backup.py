@@ -1,12 +1,22 @@
 """The game's share of a room backup: the table's settings, the characters, the
-initiative order, the story (module, scene, clock), the NPCs, the keeper notes and the
-module variables."""
+initiative order, the story (module, scene, clock), the NPCs, the keeper notes, the
+module variables, the lore and the hook scripts world cards brought."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from keeper.models import Character, InitiativeEntry, KeeperNote, ModuleVariable, Npc, Story, TableSettings
+from keeper.models import (
+    Character,
+    InitiativeEntry,
+    KeeperNote,
+    LoreEntry,
+    ModuleVariable,
+    Npc,
+    Story,
+    TableSettings,
+)
+from packs.models import RoomHook
 from rooms.backups import BackupPart, Restoring, RoomCounts
 from rooms.models import Room
 
@@ -33,6 +43,7 @@ CHARACTER_FIELDS = (
     "avatar",
     "active",
     "pregen",
+    "background",
 )
 _USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
 VARIABLE_FIELDS = (
@@ -48,11 +59,24 @@ VARIABLE_FIELDS = (
     "source",
 )
 
+LORE_FIELDS = (
+    "title",
+    "keywords",
+    "secondary",
+    "content",
+    "visibility",
+    "constant",
+    "selective",
+    "order",
+    "source",
+)
+HOOK_FIELDS = ("source", "position", "code")
+
 
 class GamePart(BackupPart):
     """Characters, initiative, NPCs and notes as rows; settings and story as fields."""
 
-    rows = ("characters", "initiative", "npcs", "keeper_notes", "variables")
+    rows = ("characters", "initiative", "npcs", "keeper_notes", "variables", "lore", "card_hooks")
 
     def export(self, room: Room, path: Path) -> dict:
         table = TableSettings.objects.filter(room=room).first()
@@ -77,6 +101,14 @@ class GamePart(BackupPart):
                 {name: getattr(v, name) for name in VARIABLE_FIELDS}
                 for v in ModuleVariable.objects.filter(room=room).order_by("id")
             ],
+            "lore": [
+                {name: getattr(e, name) for name in LORE_FIELDS}
+                for e in LoreEntry.objects.filter(room=room).order_by("id")
+            ],
+            "card_hooks": [
+                {name: getattr(h, name) for name in HOOK_FIELDS}
+                for h in RoomHook.objects.filter(room=room).order_by("id")
+            ],
         }
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -97,18 +129,22 @@ class GamePart(BackupPart):
             ModuleVariable.objects.create(
                 room=room, **{k: v for k, v in variable.items() if k in VARIABLE_FIELDS}
             )
+        for entry in document.get("lore", []):
+            LoreEntry.objects.create(room=room, **{k: v for k, v in entry.items() if k in LORE_FIELDS})
+        for hook in document.get("card_hooks", []):
+            RoomHook.objects.create(room=room, **{k: v for k, v in hook.items() if k in HOOK_FIELDS})
         return RoomCounts()
 
     def clear(self, room: Room, scope: str) -> RoomCounts:
         """`story`: initiative and notes go, the story's progress starts over and the
         module variables go back to where they started; `chars`: the characters too;
-        `all`: the module (the story row), its NPCs and its variables too; `delete`: the
-        room's settings too."""
+        `all`: the module (the story row), its NPCs, its variables, the lore and the
+        world cards' hooks too; `delete`: the room's settings too."""
         doomed = [InitiativeEntry, KeeperNote]
         if scope != "story":
             doomed.append(Character)
         if scope in ("all", "delete"):
-            doomed += [Npc, Story, ModuleVariable]
+            doomed += [Npc, Story, ModuleVariable, LoreEntry, RoomHook]
         else:
             for variable in ModuleVariable.objects.filter(room=room):
                 if variable.value != variable.initial:

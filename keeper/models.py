@@ -55,6 +55,7 @@ class Character(models.Model):
     skills = models.JSONField(default=dict)
     resources = models.JSONField(default=dict)
     status_effects = models.JSONField(default=list)
+    background = models.TextField(blank=True, help_text="who they are (from an imported card)")
     # The portrait: {hash, mime, size, name} of an image of this room (`avatar_set`).
     avatar = models.JSONField(null=True, blank=True)
     active = models.BooleanField(default=False)
@@ -274,3 +275,33 @@ class ModuleVariable(models.Model):
 
     def __str__(self) -> str:
         return f"{self.var_id}={self.value!r}"
+
+
+class LoreEntry(models.Model):
+    """A fact of a room's world the Keeper is reminded of when it matters: always
+    (`constant`), or when one of its keywords comes up in the recent story (with a
+    `secondary` keyword too when `selective`). Imported from SillyTavern lorebooks
+    (`.import <ref> world`). Keeper-only entries reach only the Keeper's reasoning."""
+
+    class Visibility(models.TextChoices):
+        EVERYONE = "everyone"
+        KEEPERS = "keepers"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="lore")
+    title = models.CharField(max_length=200)
+    keywords = models.JSONField(default=list, blank=True)
+    secondary = models.JSONField(default=list, blank=True, help_text="for a selective entry")
+    content = models.TextField()
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.KEEPERS)
+    constant = models.BooleanField(default=False, help_text="always in the Keeper's brief")
+    selective = models.BooleanField(default=False, help_text="needs a secondary keyword too")
+    order = models.IntegerField(default=100, help_text="lower comes first in the brief")
+    source = models.CharField(max_length=200, blank=True, help_text="the card or module it came from")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "order", "id"]
+        indexes = [models.Index(fields=["room", "order"])]
+
+    def __str__(self) -> str:
+        return self.title

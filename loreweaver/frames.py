@@ -100,6 +100,16 @@ def ui_manifest(panels: list[dict]) -> dict:
     return {"type": "ui_manifest", "panels": panels}
 
 
+def ui(blocks: list[dict], **options: Any) -> dict:
+    """Declarative blocks a hook or the Stage Director presents (`panel`, `id`, `replace`)."""
+    return {"type": "ui", "blocks": blocks, **options}
+
+
+def panel_event(panel: str, payload: Any) -> dict:
+    """A hook's payload for the code of one panel."""
+    return {"type": "panel_event", "panel": panel, "payload": payload}
+
+
 def error(code: str, message: str) -> dict:
     """An error the client branches on by `code`; `message` tells a person what to do."""
     return {"type": "error", "code": code, "message": message}

@@ -236,6 +236,9 @@ TRPG_SKILLS_DIR = env_dir("TRPG_SKILLS_DIR", DATA_DIR / "skills")
 # The packs that ship with the server (packs/examples/) are installed at the first
 # start (never again once removed); enabled in no room.
 TRPG_PACKS_BUNDLED = env_bool("TRPG_PACKS__BUNDLED", True)
+# Event hooks (packs/hooks.py): each script's sandbox memory, and its time per step.
+TRPG_HOOKS_MEMORY_MB = env_int("TRPG_HOOKS__MEMORY_MB", 64, minimum=4)
+TRPG_HOOKS_TIME_LIMIT = env_float("TRPG_HOOKS__TIME_LIMIT", 0.5, minimum=0.01)
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")

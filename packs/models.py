@@ -87,3 +87,20 @@ class BundledPack(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pack_id} {self.version} (bundled)"
+
+
+class RoomHook(models.Model):
+    """A hook script a world card brought to a room (`.import <ref> world`). A pack's
+    own `hooks.js` runs while its pack is on in the room and needs no row here."""
+
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="hooks")
+    source = models.CharField(max_length=200, help_text="the card it came from")
+    position = models.PositiveSmallIntegerField(default=0)
+    code = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "source", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.source} #{self.position} in {self.room_id}"

@@ -13,18 +13,20 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from loreweaver.i18n import _, say
-from packs import lwpack
+from media_store.models import MediaItem, MediaKind
+from packs import hooks, lwpack
 from packs import panels as panel_rules
 from packs.lwpack import PackError
-from packs.models import BundledPack, InstalledPack, PackFile, RoomPack, storage_key
+from packs.models import BundledPack, InstalledPack, PackFile, RoomHook, RoomPack, storage_key
 from packs.signals import room_panels_changed
 
 log = logging.getLogger(__name__)
@@ -326,3 +328,85 @@ def pack_cards() -> list[dict]:
         for pack in InstalledPack.objects.all()
         for card in pack.cards
     ]
+
+
+def card_file(ref: str) -> tuple[str, bytes] | None:
+    """(its path, its bytes) of the installed pack card `ref` (`<pack id>/<path>`), or
+    None when no pack ships one by that reference."""
+    pack_id, _sep, path = ref.partition("/")
+    pack = InstalledPack.objects.filter(pack_id=pack_id).first()
+    if pack is None or not any(card["path"] == path for card in pack.cards):
+        return None
+    pack_file = PackFile.objects.filter(pack=pack, path=path).first()
+    return (path, read_file(pack_file)) if pack_file else None
+
+
+# Pack files are content-addressed, so a script read once by its hash never goes stale.
+_scripts: dict[str, str] = {}
+
+
+def room_hook_scripts(room_id: int) -> list[hooks.Script]:
+    """The hook scripts that run in the room: each `hooks.js` of the packs on in it (in
+    the order they were turned on), then the scripts world cards brought."""
+    scripts = []
+    pack_files = (
+        PackFile.objects.filter(pack__rooms__room_id=room_id, path__endswith="hooks.js")
+        .select_related("pack")
+        .order_by("pack__rooms__id", "path")
+    )
+    for pack_file in pack_files:
+        if PurePosixPath(pack_file.path).name != "hooks.js":
+            continue
+        code = _scripts.get(pack_file.sha256)
+        if code is None:
+            try:
+                code = read_file(pack_file).decode("utf-8")
+            except (OSError, UnicodeDecodeError) as failed:
+                log.warning("pack %s: %s cannot be read: %s", pack_file.pack.pack_id, pack_file.path, failed)
+                continue
+            _scripts[pack_file.sha256] = code
+        pack_id = pack_file.pack.pack_id
+        scripts.append(hooks.Script(f"{pack_id}/{pack_file.path}", code, pack_id))
+    scripts.extend(
+        hooks.Script(f"card {hook.source} #{hook.position + 1}", hook.code)
+        for hook in RoomHook.objects.filter(room_id=room_id)
+    )
+    return scripts
+
+
+def reachable_pictures(room_id: int, hashes: set[str]) -> dict[str, dict]:
+    """Of `hashes`, the pictures this room can reach (its own images, pictures of the
+    packs on in it), each with its authoritative `{mime, size}`."""
+    if not hashes:
+        return {}
+    found = {
+        pack_file.sha256: {"mime": pack_file.mime, "size": pack_file.size}
+        for pack_file in PackFile.objects.filter(
+            pack__rooms__room_id=room_id, sha256__in=hashes, mime__in=panel_rules.IMAGE_MIMES
+        )
+    }
+    for item in MediaItem.objects.filter(room_id=room_id, sha256__in=hashes, kind=MediaKind.IMAGE):
+        found[item.sha256] = {"mime": item.mime, "size": item.size}
+    return found
+
+
+def find_picture(room_id: int, name: str) -> str | None:
+    """The hash of a picture this room can reach, named by its hash, its title or file
+    name (the room's images), or its path in a pack on in the room; None if none."""
+    name = name.strip()
+    if not name:
+        return None
+    item = (
+        MediaItem.objects.filter(room_id=room_id, kind=MediaKind.IMAGE)
+        .filter(Q(sha256=name) | Q(title__iexact=name) | Q(name__iexact=name))
+        .order_by("-id")
+        .first()
+    )
+    if item is not None:
+        return item.sha256
+    pack_file = (
+        PackFile.objects.filter(pack__rooms__room_id=room_id, mime__in=panel_rules.IMAGE_MIMES)
+        .filter(Q(sha256=name) | Q(path=name) | Q(path__endswith="/" + name))
+        .first()
+    )
+    return pack_file.sha256 if pack_file else None

@@ -7,7 +7,7 @@ public scene, and nothing else, so an NPC cannot let slip what it could not know
 
 from __future__ import annotations
 
-from keeper import skill_catalog
+from keeper import lore, skill_catalog
 from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
 from rooms.models import Speaker, TranscriptEntry
 
@@ -31,7 +31,8 @@ let players discover things through play. Use keeper_note for your own plans.
 def _character_line(character: Character) -> str:
     resources = ", ".join(f"{key} {value}" for key, value in character.resources.items())
     skills = ", ".join(f"{key} {value}" for key, value in list(character.skills.items())[:24])
-    return f"- {character.name} ({character.system}; {resources}; skills: {skills or 'base values'})"
+    line = f"- {character.name} ({character.system}; {resources}; skills: {skills or 'base values'})"
+    return line + (f"\n  who they are: {character.background[:600]}" if character.background else "")
 
 
 def keeper_messages(room_id: int, locale: str) -> list[dict]:
@@ -63,7 +64,15 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
             "NPCS (use their exact names with speak_as_npc):\n"
             + "\n".join(f"- {n.name}: {n.persona}" for n in npcs)
         )
-    secrets = []
+    lines = list(
+        TranscriptEntry.objects.filter(
+            room_id=room_id, speaker__in=[Speaker.PLAYER, Speaker.KEEPER]
+        ).order_by("-id")[:HISTORY_LINES]
+    )
+    reminder = lore.for_brief(room_id, (line.text for line in lines[: lore.SCANNED_LINES]))
+    if reminder.public:
+        parts.append("LORE:\n" + "\n".join(f"- {e.title}: {e.content}" for e in reminder.public))
+    secrets = [f"Lore ({e.title}): {e.content}" for e in reminder.secret]
     if story.module_truth:
         secrets.append(f"The truth of the module: {story.module_truth}")
     secrets += [f"{n.name}'s secret: {n.secret}" for n in npcs if n.secret]
@@ -73,11 +82,6 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
     if secrets:
         parts.append("KEEPER ONLY:\n" + "\n".join(secrets))
     messages: list[dict] = [{"role": "system", "content": "\n\n".join(parts)}]
-    lines = list(
-        TranscriptEntry.objects.filter(
-            room_id=room_id, speaker__in=[Speaker.PLAYER, Speaker.KEEPER]
-        ).order_by("-id")[:HISTORY_LINES]
-    )
     for line in reversed(lines):
         if line.speaker == Speaker.KEEPER:
             messages.append({"role": "assistant", "content": line.text})

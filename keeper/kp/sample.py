@@ -69,6 +69,19 @@ class Step:
 
 BEATS: tuple[tuple[Step, ...], ...] = (
     (
+        # The Stage Director opens the adventure with a title card.
+        Step(
+            "",
+            (
+                "present",
+                {
+                    "template": "title_card",
+                    "title": TITLE,
+                    "subtitle": _("Kingsmouth, autumn 1923"),
+                    "act": _("Act I"),
+                },
+            ),
+        ),
         Step(
             _(
                 "Rain needles the harbour of Kingsmouth as the last light goes. Out on Gull Rock the "
@@ -138,11 +151,20 @@ BEATS: tuple[tuple[Step, ...], ...] = (
             ("skill_check", {"skill": "library_use"}),
             scene=_("Under the stairs"),
         ),
+        # The page they found, handed over as a letter (legible or not, it is what they hold).
         Step(
-            _(
-                "Far below the rock, muffled by fathoms of water, a bell begins to toll.\n\n"
-                "*This is where the sample adventure ends. A keeper can connect a real model with "
-                "`.model` to play on.*"
+            "",
+            (
+                "present",
+                {
+                    "template": "letter",
+                    "from": _("S. Marsh, keeper of the Gull Rock light"),
+                    "date": _("14 October 1923"),
+                    "body": _(
+                        "The ink has run across most of the page. ...low water again... the bell rings "
+                        "closer... I will not light it again."
+                    ),
+                },
             ),
             after={
                 "success": _(
@@ -151,6 +173,13 @@ BEATS: tuple[tuple[Step, ...], ...] = (
                 ),
                 "failure": _("The ink has run; you catch only one line: *the bell rings closer*."),
             },
+        ),
+        Step(
+            _(
+                "Far below the rock, muffled by fathoms of water, a bell begins to toll.\n\n"
+                "*This is where the sample adventure ends. A keeper can connect a real model with "
+                "`.model` to play on.*"
+            )
         ),
     ),
 )
@@ -254,11 +283,11 @@ class SampleKeeper:
             1 for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls")
         )
         step = beat[min(rounds_done, len(beat) - 1)]
-        text = say(locale, step.text)
+        text = say(locale, step.text) if step.text else ""
         if step.after:
             verdict = "success" if "(success)" in str(messages[-1].get("content", "")) else "failure"
-            text = say(locale, step.after[verdict]) + "\n\n" + text
-        for piece in chunks(text):
+            text = (say(locale, step.after[verdict]) + "\n\n" + text).strip()
+        for piece in chunks(text) if text else ():
             await asyncio.sleep(CHUNK_PAUSE)
             yield TextDelta(piece)
         if step.tool is None:
@@ -269,6 +298,10 @@ class SampleKeeper:
         name, arguments = step.tool
         if name == "skill_check":
             arguments = {**arguments, "character": investigator}
+        elif name == "present":
+            arguments = {
+                key: value if key == "template" else say(locale, value) for key, value in arguments.items()
+            }
         call_id = f"sample_{story.progress}_{rounds_done}"
         yield ToolCalls([ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))])
 

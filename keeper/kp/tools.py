@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from keeper import characters, game, variables
 from keeper.dice import DiceError
+from keeper.kp import stage
 from keeper.models import Character, KeeperNote, Story, TableSettings
 from keeper.rules.outcome import Outcome
 from loreweaver.i18n import Refusal
@@ -37,11 +38,13 @@ class ToolContext:
 @dataclass
 class ToolOutcome:
     """What a tool did: `result` for the model; `events` (frame, keepers_only) for the
-    table; `keeper_notice` for the keepers' eyes only."""
+    table; `keeper_notice` for the keepers' eyes only; `ui` frames the table is shown
+    after the narration (the Stage Director's)."""
 
     result: str
     events: list[tuple[dict, bool]] = field(default_factory=list)
     keeper_notice: str = ""
+    ui: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -303,6 +306,11 @@ def _set_variable(arguments: dict, context: ToolContext) -> ToolOutcome:
     return ToolOutcome(f"{var_id}: {old!r} -> {variable.value!r}")
 
 
+def _present(arguments: dict, context: ToolContext) -> ToolOutcome:
+    frame, result = stage.presentation(context.room_id, arguments)
+    return ToolOutcome(result, ui=[frame] if frame else [])
+
+
 _CHARACTER = {"type": "string", "description": "the character's name"}
 _DIFFICULTY = {"type": "string", "enum": ["regular", "hard", "extreme"]}
 
@@ -388,6 +396,35 @@ TOOLS: dict[str, Tool] = {
             "Describe only what the players may see.",
             _schema(["description"], description=_TEXT, title=_TEXT),
             None,
+        ),
+        Tool(
+            "present",
+            "cast",
+            "The Stage Director: on a story beat, hand the players a prop as they would see it: "
+            "a letter they found, a newspaper clipping, a title card for a new act, a pin on a map "
+            "the table has, a picture the table has. Only what the characters hold or see; never a "
+            "keeper-only fact. Shown after your narration.",
+            _schema(
+                ["template"],
+                template={"type": "string", "enum": list(stage.TEMPLATES)},
+                body={"type": "string", "description": "letter, clipping: the text"},
+                headline=_TEXT,
+                source={"type": "string", "description": "clipping: the paper"},
+                date=_TEXT,
+                **{"from": _TEXT},
+                to=_TEXT,
+                title={"type": "string", "description": "title_card: the title"},
+                subtitle=_TEXT,
+                act={"type": "string", "description": "title_card: e.g. Act II"},
+                picture={"type": "string", "description": "map_pin, image: a picture's title"},
+                label={"type": "string", "description": "map_pin: the place"},
+                x={"type": "number", "description": "map_pin: 0..1 across the picture"},
+                y={"type": "number", "description": "map_pin: 0..1 down the picture"},
+                note=_TEXT,
+                caption=_TEXT,
+                alt=_TEXT,
+            ),
+            _present,
         ),
         Tool(
             "update_character",

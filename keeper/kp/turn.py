@@ -47,6 +47,7 @@ class TurnSink(Protocol):
     async def keeper_notice(self, text: str) -> None: ...
     async def warning(self, text: str) -> None: ...
     async def media(self, item_id: int) -> None: ...
+    async def present(self, frame: dict) -> None: ...
     def new_id(self) -> str: ...
 
 
@@ -141,6 +142,8 @@ async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCa
         await sink.events(outcome.events)
     if outcome.keeper_notice:
         await sink.keeper_notice(outcome.keeper_notice)
+    for frame in outcome.ui:
+        await sink.present(frame)
     return outcome.result
 
 

@@ -1,11 +1,13 @@
-"""The story the Keeper plays (module, NPCs, scene, clock, keeper notes) travels in room
-backups, and resets clear it by scope."""
+"""The story the Keeper plays (module, NPCs, scene, clock, keeper notes, lore and the
+hook scripts a world card brought) travels in room backups, and resets clear it by
+scope."""
 
 from __future__ import annotations
 
 import pytest
 
-from keeper.models import KeeperNote, Npc, Story
+from keeper.models import KeeperNote, LoreEntry, Npc, Story
+from packs.models import RoomHook
 from rooms import backups
 from rooms.services import room_get_or_create
 
@@ -28,6 +30,10 @@ def _story_room(name: str):
     )
     Npc.objects.create(room=room, name="Silas", persona="gaunt", secret="hears the bell")
     KeeperNote.objects.create(room=room, text="they suspect Ruth")
+    LoreEntry.objects.create(
+        room=room, title="The chapel", keywords=["chapel"], content="It sank in 1802.", source="card Ada"
+    )
+    RoomHook.objects.create(room=room, source="card Ada", code='on("reply_ready", () => {});')
     return room
 
 
@@ -36,7 +42,7 @@ def test_a_backup_brings_the_module_npcs_and_notes_back(tmp_path, settings):
     room = _story_room("backed-up")
     path = backups.new_backup_path(room, "story")
     counts = backups.room_export(room, path)
-    assert counts.store_rows == 2  # one NPC, one note
+    assert counts.store_rows == 4  # one NPC, one note, one lore entry, one hook script
     backups.room_delete_data(room, backup=None)
     assert not Story.objects.filter(room=room).exists() and not Npc.objects.filter(room=room).exists()
     restored, _ = backups.room_import(path, "restored")
@@ -61,6 +67,10 @@ def test_a_backup_brings_the_module_npcs_and_notes_back(tmp_path, settings):
     assert list(KeeperNote.objects.filter(room=restored).values_list("text", flat=True)) == [
         "they suspect Ruth"
     ]
+    assert list(LoreEntry.objects.filter(room=restored).values_list("title", "keywords", "source")) == [
+        ("The chapel", ["chapel"], "card Ada")
+    ]
+    assert RoomHook.objects.get(room=restored).code == 'on("reply_ready", () => {});'
 
 
 def test_a_story_reset_keeps_the_module_and_npcs_but_not_the_progress():
@@ -71,6 +81,7 @@ def test_a_story_reset_keeps_the_module_and_npcs_but_not_the_progress():
     assert (story.progress, story.scene_name, story.clock_minutes, story.ai_turns) == (0, "", None, 0)
     assert Npc.objects.filter(room=room).count() == 1
     assert not KeeperNote.objects.filter(room=room).exists()
+    assert LoreEntry.objects.filter(room=room).count() == 1, "a story reset keeps the lore"
 
 
 def test_a_full_reset_erases_the_module_and_npcs():
@@ -78,6 +89,9 @@ def test_a_full_reset_erases_the_module_and_npcs():
     backups.room_reset(room, "all")
     assert not Story.objects.filter(room=room).exists()
     assert not Npc.objects.filter(room=room).exists()
+    assert (
+        not LoreEntry.objects.filter(room=room).exists() and not RoomHook.objects.filter(room=room).exists()
+    )
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,8 @@ Messages on the bus:
 - `room.manifest`: the room's panels changed; it carries the `ui_manifest` panels of
   each role (`player`, `keeper`, resolved where the packs are read) and each session
   sends its viewer the one for its role.
+- `room.panel_event`: a hook's `panel_event`; each session passes it on only when its
+  viewer's own manifest has the panel.
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
@@ -109,6 +111,12 @@ async def publish(
         },
         into,
     )
+
+
+async def publish_panel_event(room_id: int, frame: dict, *, into: Batch | None = None) -> None:
+    """Send a `panel_event` to the members whose own manifest has its panel (each
+    connection knows its panels, so the room hears it once)."""
+    await _send(room_id, {"type": "room.panel_event", "frame": frame}, into)
 
 
 async def publish_presence_changed(room_id: int, *, except_connection: str = "") -> None:

@@ -512,6 +512,9 @@ class SessionCore:
         elif kind == "room.manifest":
             self._manifests = {"player": message["player"], "keeper": message["keeper"]}
             self._send_manifest(seat)
+        elif kind == "room.panel_event":
+            if message["frame"]["panel"] in self.panel_ids:
+                self.send(message["frame"])
         elif kind == "room.key":
             if message.get("key") == seat.key_id:
                 await self._key_changed(seat)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from keeper import commands
-from keeper.kp import sample, tools
+from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import bot_on, model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
 from loreweaver import failpoints, frames
@@ -27,6 +27,8 @@ from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
 from media_store.models import MediaItem
+from packs import hooks
+from packs import services as pack_services
 from rooms import services
 from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
 
@@ -80,6 +82,7 @@ class Played:
     events: list[TurnEvent] = dataclasses.field(default_factory=list)
     entry: TranscriptEntry | None = None  # the stored line of play
     keeper_locale: str = ""  # the room's language, when the Keeper answers the line
+    hook_scripts: list[hooks.Script] = dataclasses.field(default_factory=list)
     # The room as the turn left it, when nothing more happens in it this turn.
     snapshot: hub.Snapshot | None = None
 
@@ -105,11 +108,14 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
     if reply is not None:
         events = _record_events(context.room_id, reply, member.member_id) if reply.events else []
         played = Played(member, reply=reply, events=events)
+        if _public_rolls(events):  # a typed roll is a turn the hooks hear of
+            played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
         if reply.follow_up is None and not reply.media:
             played.snapshot = hub.take_snapshot(context.room_id)
         return played
     bot = bot_on(context.room_id)
     played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=bot))
+    played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
     if bot:
         played.keeper_locale = tools.room_locale(context.room_id, context.locale)
     else:
@@ -171,6 +177,41 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     await hub.flush(context.room_id, batch)
 
 
+def _public_rolls(events: list[TurnEvent]) -> list[dict]:
+    return [
+        stage.public_roll(event.frame)
+        for event in events
+        if event.audience == Audience.EVERYONE and event.frame.get("type") == "dice"
+    ]
+
+
+async def _after_turn(
+    room_id: int,
+    scripts: list[hooks.Script],
+    seen: stage.TurnSeen,
+    presented: list[dict] | None = None,
+    batch: hub.Batch | None = None,
+) -> None:
+    """Turn flow steps 8 and 9: the Stage Director's frames, then the hooks' `ui`
+    frames, then their `panel_event`s (each only to the members whose own panels
+    include it). Never raises: a hook cannot break a turn."""
+    ui_frames, panel_frames = list(presented or []), []
+    if scripts:
+        try:
+            variables = await database_sync_to_async(stage.visible_variables)(room_id)
+            # The sandbox runs off the database thread: a hook at its time cap holds
+            # up only itself.
+            emissions = await asyncio.to_thread(hooks.run, scripts, seen.events(), variables)
+            from_hooks, panel_frames = await database_sync_to_async(stage.hook_frames)(room_id, emissions)
+            ui_frames += from_hooks
+        except Exception as exc:
+            log_failure(exc, "room=%s the room's hooks could not run", room_id)
+    for frame in ui_frames:
+        await hub.publish(room_id, frame, into=batch)
+    for frame in panel_frames:
+        await hub.publish_panel_event(room_id, frame, into=batch)
+
+
 def _line(speaker: str, text: str, *, name: str = "") -> dict:
     return frames.narrative(services.new_frame_id(), speaker, text, name=name)
 
@@ -178,10 +219,12 @@ def _line(speaker: str, text: str, *, name: str = "") -> dict:
 class RoomSink:
     """The room side of a Keeper turn: records what must be replayed, then publishes."""
 
-    def __init__(self, room_id: int, actor: str) -> None:
+    def __init__(self, room_id: int, actor: str, line: str = "") -> None:
         self.room_id = room_id
         self.actor = actor
         self.announced = False
+        self.seen = stage.TurnSeen(actor, line)  # what the room's hooks hear of the turn
+        self.presented: list[dict] = []  # the Stage Director's frames, shown after the narration
 
     def new_id(self) -> str:
         return services.new_frame_id()
@@ -211,6 +254,7 @@ class RoomSink:
             text_format="markdown",
             frame_id=draft_id,
         )
+        self.seen.reply.append(text)
         await hub.publish(self.room_id, entry.as_frame(), row=("entry", entry.id))
 
     async def events(self, events: list[tuple[dict, bool]]) -> None:
@@ -220,6 +264,7 @@ class RoomSink:
                 (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
             ],
         )
+        self.seen.rolls += _public_rolls(recorded)
         for event in recorded:
             await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
 
@@ -233,17 +278,21 @@ class RoomSink:
         item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
         await media_channel.announce(self.room_id, item)
 
+    async def present(self, frame: dict) -> None:
+        self.presented.append(frame)
 
-async def _keeper_answers(context: TurnContext, locale: str) -> None:
-    """The Keeper's branch of a turn, when the room's bot is on: busy, the answer, idle
-    (also after a failure). With the bot off (`.bot off`) the turn never comes here:
-    the human keeper narrates."""
+
+async def _keeper_answers(context: TurnContext, locale: str, line: str, scripts: list[hooks.Script]) -> None:
+    """The Keeper's branch of a turn, when the room's bot is on: busy, the answer, what
+    the Stage Director and the hooks show, idle (also after a failure). With the bot off
+    (`.bot off`) the turn never comes here: the human keeper narrates."""
     model, window = await model_for_room(context.room_id, context.member.member_id, locale)
-    sink = RoomSink(context.room_id, context.member.name)
+    sink = RoomSink(context.room_id, context.member.name, line)
     turn = KpTurn(context.room_id, context.member.member_id, context.member.name, locale)
     try:
         await run_kp_turn(turn, sink, model, window)
     finally:
+        await _after_turn(context.room_id, scripts, sink.seen, sink.presented)
         await sink.idle()
 
 
@@ -309,6 +358,10 @@ async def run_input(context: TurnContext, text: str) -> None:
             if played.reply is not None:
                 await _answer_command(context, text, played.reply, played.events, batch)
                 follow_up = played.reply.follow_up
+                if played.hook_scripts:
+                    said = [] if played.reply.private else [played.reply.text]
+                    seen = stage.TurnSeen(context.member.name, text, said, _public_rolls(played.events))
+                    await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
             else:
                 assert played.entry is not None
                 entry = played.entry
@@ -317,7 +370,7 @@ async def run_input(context: TurnContext, text: str) -> None:
                     await hub.flush(context.room_id, batch)
                     try:
                         failpoints.hit("input.keeper")
-                        await _keeper_answers(context, played.keeper_locale)
+                        await _keeper_answers(context, played.keeper_locale, text, played.hook_scripts)
                     except Exception as exc:
                         # The line is committed and shown: it must not be reported as failed.
                         log_failure(exc, "room=%s the Keeper could not answer", context.room_id)
@@ -325,6 +378,10 @@ async def run_input(context: TurnContext, text: str) -> None:
                             context.room_id,
                             frames.system(notice("keeper_failed", context.locale), "warn"),
                         )
+                elif played.hook_scripts:  # a human keeper narrates: the line is the story
+                    narrated = [text] if entry.speaker == Speaker.KEEPER else []
+                    seen = stage.TurnSeen(context.member.name, text, narrated)
+                    await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
             await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot, into=batch)
         finally:
             # Committed rows are announced even when the turn failed half-way.

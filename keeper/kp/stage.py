@@ -1,0 +1,109 @@
+"""What the table is shown after a turn's narrative and before its `idle` (turn flow
+steps 8 and 9): the Stage Director's presentations and what the room's event hooks
+emitted.
+
+The Stage Director is the Keeper's `present` tool: on a story beat (a letter found, a
+newspaper read, a new act, a place on the map) it hands the players a performance
+template (`letter`, `clipping`, `title_card`, `map_pin`, `image`). What goes in is
+what the characters hold or see: the text passes the same output filter as the
+narration, and a picture must be one this room can reach. Hooks (`packs/hooks.py`) see
+the turn's public side only: who acted, the line, the public dice, the narration and
+the player-visible variables.
+
+Everything here is cleaned by `packs/ui_blocks.py` before it becomes a frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from keeper import variables
+from keeper.kp.censor import OutputFilter
+from loreweaver import frames
+from packs import hooks, ui_blocks
+from packs import services as pack_services
+
+TEMPLATES = ("letter", "clipping", "title_card", "map_pin", "image")
+_TEXT_FIELDS = {
+    "letter": ("body", "from", "to", "date"),
+    "clipping": ("headline", "body", "source", "date"),
+    "title_card": ("title", "subtitle", "act"),
+    "map_pin": ("label", "note"),
+    "image": ("caption", "alt"),
+}
+
+
+def _filtered(text: str) -> str:
+    line = OutputFilter()
+    return (line.feed(text) + line.finish()).strip()
+
+
+def presentation(room_id: int, arguments: dict) -> tuple[dict | None, str]:
+    """The Stage Director's `ui` frame for the tool's `arguments`, and what the model
+    is told (None and the reason when nothing can be presented)."""
+    template = arguments.get("template")
+    if template not in TEMPLATES:
+        return None, f"template is one of {', '.join(TEMPLATES)}"
+    block: dict[str, Any] = {"kind": template}
+    for name in _TEXT_FIELDS[template]:
+        value = arguments.get(name)
+        if isinstance(value, str) and value.strip():
+            block[name] = _filtered(value)
+    if template == "map_pin":
+        block.update(x=arguments.get("x"), y=arguments.get("y"))
+    pictures: dict[str, dict] = {}
+    if template in ("map_pin", "image"):
+        picture = pack_services.find_picture(room_id, str(arguments.get("picture") or ""))
+        if picture is None:
+            return None, "name a picture the table already has (its title), or use another template"
+        block["hash"] = picture
+        pictures = pack_services.reachable_pictures(room_id, {picture})
+    cleaned = ui_blocks.clean_block(block, pictures)
+    if cleaned is None:
+        return None, f"the {template} is missing what it needs (see the tool's fields)"
+    return frames.ui([cleaned], panel="inline"), f"the table sees the {template} now"
+
+
+@dataclass
+class TurnSeen:
+    """The public side of a turn, as the hooks see it."""
+
+    actor: str
+    line: str = ""
+    reply: list[str] = field(default_factory=list)
+    rolls: list[dict] = field(default_factory=list)
+
+    def events(self) -> list[tuple[str, dict]]:
+        """The hook events of the turn, in the order they happened."""
+        happened: list[tuple[str, dict]] = [("turn_start", {"actor": self.actor, "user_message": self.line})]
+        if self.rolls:
+            happened.append(("dice_rolled", {"actor": self.actor, "rolls": self.rolls}))
+        happened.append(("reply_ready", {"actor": self.actor, "reply": "\n\n".join(self.reply)}))
+        return happened
+
+
+def public_roll(frame: dict) -> dict:
+    """What a hook sees of a public dice frame: the frame's fields but its type."""
+    return {key: value for key, value in frame.items() if key != "type"}
+
+
+def visible_variables(room_id: int) -> dict[str, Any]:
+    """The room's variables a player may see, by id."""
+    return {entry["id"]: entry["value"] for entry in variables.entries(room_id) if entry["exposed"]}
+
+
+def hook_frames(room_id: int, emissions: hooks.Emissions) -> tuple[list[dict], list[dict]]:
+    """The `ui` and `panel_event` frames of what the hooks emitted, cleaned; a picture
+    the room cannot reach is dropped before the frame is built."""
+    wanted: set[str] = set()
+    for blocks, _options in emissions.ui:
+        wanted |= ui_blocks.hashes_named(blocks)
+    pictures = pack_services.reachable_pictures(room_id, wanted)
+    ui_frames = []
+    for blocks, options in emissions.ui:
+        kept, _dropped = ui_blocks.clean_blocks(blocks, pictures)
+        if kept:
+            ui_frames.append(frames.ui(kept, **ui_blocks.ui_options(options)))
+    panel_frames = [frames.panel_event(panel, payload) for panel, payload in emissions.panel_events]
+    return ui_frames, panel_frames
