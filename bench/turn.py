@@ -9,6 +9,11 @@ so the difference is what the server adds.
 
     python bench/turn.py            # full run
     python bench/turn.py --quick    # the short run CI does
+
+Then a campaign: 300 Keeper turns in one room with a small context window
+(`TRPG_LLM__CONTEXT_WINDOW=8000`), so the story is folded into its summary again and
+again in the background; input to first delta around turn 10 and around turn 290, and
+their ratio (a fold must never hold a turn up, so it stays near 1).
 """
 
 from __future__ import annotations
@@ -94,6 +99,59 @@ async def measure_provider(llm: FakeLlm, turns: int) -> dict[str, list[float]]:
     return times
 
 
+CAMPAIGN_TURNS = 300
+CAMPAIGN_WINDOW = 8000
+
+
+async def measure_campaign(url: str, key: str, llm: FakeLlm) -> list[float]:
+    """Input to first delta for each turn of a long campaign (the standing reply)."""
+    firsts = []
+    async with websockets.connect(url, max_size=None) as socket:
+        await socket.send(json.dumps({"type": "join", "key": key}))
+        while json.loads(await socket.recv())["type"] != "ui_manifest":
+            pass
+
+        async def until(predicate) -> None:
+            while not predicate(json.loads(await socket.recv())):
+                pass
+
+        for n in range(CAMPAIGN_TURNS):
+            start = time.perf_counter()
+            text = f"I search the next room of the old customs house, the {n}th, slowly and with care."
+            await socket.send(json.dumps({"type": "input", "text": text}))
+            await until(lambda f: f["type"] == "narrative_delta")
+            firsts.append(time.perf_counter() - start)
+            await until(lambda f: f["type"] == "state")
+    return firsts
+
+
+def campaign() -> list[float]:
+    """A server of its own, with a small window, for `measure_campaign`."""
+    llm = FakeLlm(
+        standing_reply=[Text(piece) for piece in REPLY], standing_line="The investigators searched the house."
+    ).start()
+    env = create_env(Path(tempfile.mkdtemp(prefix="campaign-")), hosted=hosted_profile())
+    try:
+        key = env.mint("bench-campaign", "Bencher")
+        server = start_serve(
+            env,
+            "--no-iroh",
+            TRPG_LLM__PROVIDER="openai",
+            TRPG_LLM__BASE_URL=llm.url,
+            TRPG_LLM__API_KEY="bench",
+            TRPG_LLM__CHAT_MODEL="scripted-keeper",
+            TRPG_LLM__CONTEXT_WINDOW=str(CAMPAIGN_WINDOW),
+            TRPG_RATE__BURST="100000",
+        )
+        try:
+            return asyncio.run(measure_campaign(server.ws_url, key, llm))
+        finally:
+            server.stop()
+    finally:
+        destroy_env(env)
+        llm.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
@@ -136,6 +194,13 @@ def main() -> None:
         "  ratio Keeper turn to dot command (p50): "
         f"{statistics.median(times['idle']) / statistics.median(times['dot command']):.2f}"
     )
+
+    firsts = campaign()
+    early, late = statistics.median(firsts[5:16]), statistics.median(firsts[284:295])
+    print(f"campaign: {CAMPAIGN_TURNS} Keeper turns, a {CAMPAIGN_WINDOW}-token window, profile {profile}")
+    print(f"  input to first delta p50, turns 5-15:    {early * 1000:7.1f} ms")
+    print(f"  input to first delta p50, turns 284-294: {late * 1000:7.1f} ms")
+    print(f"  ratio late to early: {late / early:.2f} (a fold never holds a turn up: near 1)")
 
 
 if __name__ == "__main__":

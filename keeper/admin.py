@@ -1,5 +1,6 @@
 """The game's rows in the operator console: characters (including the pregen cast),
-stories with their NPCs and keeper notes, and the model configuration (keys masked)."""
+stories with their NPCs and keeper notes, each room's campaign memory (chronicle,
+summary, lore; searchable), and the model configuration (keys masked)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from django.contrib import admin
 
 from keeper.llm.config import mask
 from keeper.models import (
+    CampaignSummary,
     Character,
+    ChronicleEntry,
     InitiativeEntry,
     KeeperNote,
+    LoreEntry,
     ModelSetting,
     Npc,
     ProviderCredential,
@@ -58,6 +62,29 @@ class NpcAdmin(admin.ModelAdmin):
 class KeeperNoteAdmin(admin.ModelAdmin):
     list_display = ["room", "__str__", "created_at"]
     list_select_related = ["room"]
+
+
+@admin.register(ChronicleEntry)
+class ChronicleEntryAdmin(admin.ModelAdmin):
+    list_display = ["room", "id", "actor", "__str__", "scene", "clock", "created_at"]
+    list_filter = ["room"]
+    list_select_related = ["room"]
+    search_fields = ["actor", "line", "outcome", "keeper_facts", "room__name"]
+
+
+@admin.register(CampaignSummary)
+class CampaignSummaryAdmin(admin.ModelAdmin):
+    list_display = ["room", "folds", "through_line_id", "updated_at"]
+    list_select_related = ["room"]
+    search_fields = ["text", "keeper_digest", "room__name"]
+
+
+@admin.register(LoreEntry)
+class LoreEntryAdmin(admin.ModelAdmin):
+    list_display = ["title", "room", "visibility", "constant", "order", "source"]
+    list_filter = ["visibility", "constant", "room"]
+    list_select_related = ["room"]
+    search_fields = ["title", "content", "source", "room__name"]
 
 
 @admin.register(ModelSetting)

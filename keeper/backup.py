@@ -4,10 +4,13 @@ module variables, the lore and the hook scripts world cards brought."""
 
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
 
 from keeper.models import (
+    CampaignSummary,
     Character,
+    ChronicleEntry,
     InitiativeEntry,
     KeeperNote,
     LoreEntry,
@@ -18,7 +21,7 @@ from keeper.models import (
 )
 from packs.models import RoomHook
 from rooms.backups import BackupPart, Restoring, RoomCounts
-from rooms.models import Room
+from rooms.models import Room, TranscriptEntry
 
 # Story fields a backup carries (the usage counters belong to the server that spent them).
 STORY_FIELDS = (
@@ -71,14 +74,37 @@ LORE_FIELDS = (
     "source",
 )
 HOOK_FIELDS = ("source", "position", "code")
+CHRONICLE_FIELDS = (
+    "actor",
+    "line",
+    "outcome",
+    "dice",
+    "npc_lines",
+    "scene",
+    "clock",
+    "keeper_facts",
+    "last_line_id",
+)
 
 
 class GamePart(BackupPart):
     """Characters, initiative, NPCs and notes as rows; settings and story as fields."""
 
-    rows = ("characters", "initiative", "npcs", "keeper_notes", "variables", "lore", "card_hooks")
+    rows = (
+        "characters",
+        "initiative",
+        "npcs",
+        "keeper_notes",
+        "variables",
+        "lore",
+        "card_hooks",
+        "chronicle",
+    )
 
     def export(self, room: Room, path: Path) -> dict:
+        # The chronicle and the summary point at transcript lines: by their position,
+        # as the table's part exports the transcript.
+        lines = list(TranscriptEntry.objects.filter(room=room).order_by("id").values_list("id", flat=True))
         table = TableSettings.objects.filter(room=room).first()
         story = Story.objects.filter(room=room).first()
         return {
@@ -109,6 +135,14 @@ class GamePart(BackupPart):
                 {name: getattr(h, name) for name in HOOK_FIELDS}
                 for h in RoomHook.objects.filter(room=room).order_by("id")
             ],
+            "chronicle": [
+                {
+                    **{name: getattr(e, name) for name in CHRONICLE_FIELDS},
+                    "last_line_id": _position(lines, e.last_line_id),
+                }
+                for e in ChronicleEntry.objects.filter(room=room).order_by("id")
+            ],
+            "summary": _summary_of(room, lines),
         }
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -133,14 +167,31 @@ class GamePart(BackupPart):
             LoreEntry.objects.create(room=room, **{k: v for k, v in entry.items() if k in LORE_FIELDS})
         for hook in document.get("card_hooks", []):
             RoomHook.objects.create(room=room, **{k: v for k, v in hook.items() if k in HOOK_FIELDS})
+        # Transcript lines get new ids in a restore (`restoring.line_ids`, by position).
+        for entry in document.get("chronicle", []):
+            fields = {k: v for k, v in entry.items() if k in CHRONICLE_FIELDS}
+            fields["last_line_id"] = restoring.line_ids.get(fields.get("last_line_id"))
+            ChronicleEntry.objects.create(room=room, **fields)
+        summary = document.get("summary") or {}
+        if summary.get("text") or summary.get("keeper_digest"):
+            CampaignSummary.objects.update_or_create(
+                room=room,
+                defaults={
+                    "text": summary.get("text", ""),
+                    "keeper_digest": summary.get("keeper_digest", ""),
+                    "through_line_id": restoring.line_ids.get(summary.get("through_line_id"), 0),
+                    "folds": summary.get("folds", 0),
+                },
+            )
         return RoomCounts()
 
     def clear(self, room: Room, scope: str) -> RoomCounts:
-        """`story`: initiative and notes go, the story's progress starts over and the
-        module variables go back to where they started; `chars`: the characters too;
+        """`story`: initiative, notes, the chronicle and the summary go, the story's
+        progress starts over and the module variables go back to where they started
+        (the lore stays); `chars`: the characters too;
         `all`: the module (the story row), its NPCs, its variables, the lore and the
         world cards' hooks too; `delete`: the room's settings too."""
-        doomed = [InitiativeEntry, KeeperNote]
+        doomed = [InitiativeEntry, KeeperNote, ChronicleEntry, CampaignSummary]
         if scope != "story":
             doomed.append(Character)
         if scope in ("all", "delete"):
@@ -158,3 +209,23 @@ class GamePart(BackupPart):
         if scope == "delete":
             TableSettings.objects.filter(room=room).delete()
         return RoomCounts(store_rows=deleted)
+
+
+def _position(lines: list[int], line_id: int | None) -> int | None:
+    """The position among the room's transcript `lines` of the last line up to `line_id`."""
+    if line_id is None:
+        return None
+    position = bisect.bisect_right(lines, line_id) - 1
+    return position if position >= 0 else None
+
+
+def _summary_of(room: Room, lines: list[int]) -> dict:
+    summary = CampaignSummary.objects.filter(room=room).first()
+    if summary is None:
+        return {}
+    return {
+        "text": summary.text,
+        "keeper_digest": summary.keeper_digest,
+        "through_line_id": _position(lines, summary.through_line_id),
+        "folds": summary.folds,
+    }

@@ -66,6 +66,17 @@ class _Npc(BaseModel):
     secret: str = Field(default="", max_length=2000)
 
 
+class _Lore(BaseModel):
+    """A lore entry of a module: a fact of its world, for everyone or the keepers."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1, max_length=200)
+    keywords: list[str] = Field(default_factory=list, max_length=16)
+    content: str = Field(min_length=1, max_length=4000)
+    secret: bool = False
+    constant: bool = False
+
+
 class ModuleDocument(BaseModel):
     """A module as `admin_generate` writes it (and `install_module` reads it)."""
 
@@ -78,6 +89,7 @@ class ModuleDocument(BaseModel):
     npcs: list[_Npc] = Field(default_factory=list, max_length=20)
     # Module variables, declared as a pack declares them (packs/declarations.py).
     variables: list[dict] = Field(default_factory=list, max_length=declarations.MAX_DECLARED)
+    lore: list[_Lore] = Field(default_factory=list, max_length=200)
 
     @field_validator("variables")
     @classmethod

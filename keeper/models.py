@@ -305,3 +305,59 @@ class LoreEntry(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class ChronicleEntry(models.Model):
+    """One finished turn of a room, as the campaign remembers it: who acted, what the
+    table saw (the line, the outcome, the public rolls, the NPCs' lines, the scene and
+    the clock), and apart from it what only the keepers know (`keeper_facts`)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="chronicle")
+    actor = models.CharField(max_length=64)
+    line = models.TextField(blank=True, help_text="what the actor said or did")
+    outcome = models.TextField(blank=True, help_text="the narration the table saw")
+    dice = models.JSONField(default=list, blank=True, help_text="the public rolls, as short lines")
+    npc_lines = models.JSONField(default=list, blank=True)
+    scene = models.CharField(max_length=200, blank=True)
+    clock = models.CharField(max_length=64, blank=True)
+    keeper_facts = models.TextField(blank=True, help_text="keepers only: hidden rolls, notes")
+    # The last transcript line of the turn: the summary covers the story up to here.
+    last_line_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "id"]
+        indexes = [models.Index(fields=["room", "id"])]
+        verbose_name_plural = "chronicle entries"
+
+    def __str__(self) -> str:
+        return f"{self.actor}: {self.line[:60]}"
+
+    def public_text(self) -> str:
+        """The entry as a player may read it: never a keeper-only fact."""
+        parts = [f"{self.actor}: {self.line}".strip()]
+        parts += [f"({roll})" for roll in self.dice]
+        parts += list(self.npc_lines)
+        if self.outcome:
+            parts.append(self.outcome)
+        return " ".join(part for part in parts if part)
+
+
+class CampaignSummary(models.Model):
+    """A room's rolling summary: the story up to transcript line `through_line_id`,
+    folded so the Keeper's brief stays within the model's window. `text` is written
+    from what the table saw only (it is what `.recap` reads); `keeper_digest` keeps
+    the keeper-only facts of the folded turns, for the Keeper's reasoning."""
+
+    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="summary")
+    text = models.TextField(blank=True)
+    keeper_digest = models.TextField(blank=True)
+    through_line_id = models.BigIntegerField(default=0)
+    folds = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "campaign summaries"
+
+    def __str__(self) -> str:
+        return f"summary of {self.room_id} through #{self.through_line_id}"

@@ -21,9 +21,9 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import ValidationError
 
-from keeper import variables
+from keeper import lore, variables
 from keeper.forge import ModuleDocument
-from keeper.models import Npc, Story
+from keeper.models import LoreEntry, Npc, Story
 from loreweaver.i18n import Refusal, _
 
 SUFFIXES = (".md", ".markdown", ".txt", ".yaml", ".yml")
@@ -196,7 +196,8 @@ def _npcs(body: str) -> list[dict]:
 def install(room_id: int, document: ModuleDocument) -> None:
     """Make the module the room's: its title, intro, truth and opening scene replace the
     current module's, its NPCs join the cast (one of the same name is updated) and its
-    variables are declared (one already there keeps its value)."""
+    variables are declared (one already there keeps its value), its lore replaces what
+    an earlier import of it brought."""
     with transaction.atomic():
         story = Story.of(room_id)
         story.module_id, story.module_title = document.id, document.title
@@ -209,3 +210,20 @@ def install(room_id: int, document: ModuleDocument) -> None:
                 room_id=room_id, name=npc.name, defaults={"persona": npc.persona, "secret": npc.secret}
             )
         variables.declare(room_id, document.variables, source=f"module:{document.id}")
+        for visibility in (LoreEntry.Visibility.EVERYONE, LoreEntry.Visibility.KEEPERS):
+            secret = visibility == LoreEntry.Visibility.KEEPERS
+            lore.add_entries(
+                room_id,
+                (
+                    {
+                        "title": entry.title,
+                        "keywords": entry.keywords,
+                        "content": entry.content,
+                        "constant": entry.constant,
+                    }
+                    for entry in document.lore
+                    if entry.secret == secret
+                ),
+                source=f"module:{document.id}" + (" (secret)" if secret else ""),
+                visibility=visibility,
+            )

@@ -71,6 +71,9 @@ class Restoring:
 
     path: Path
     undo: list[Callable[[], None]] = field(default_factory=list)
+    # The restored transcript's new ids, by position in the document (parts that point
+    # at transcript lines export positions; the table's part restores first).
+    line_ids: dict[int, int] = field(default_factory=dict)
 
     def companion(self, name: object) -> Path:
         """A file the document names as its companion, checked to be a bare name
@@ -412,6 +415,7 @@ class TablePart(BackupPart):
             if TranscriptEntry.objects.filter(frame_id=frame_id).exists():
                 frame_id = new_frame_id()  # the original room still holds this line
             entries.append(TranscriptEntry.objects.create(room=room, **{**line, "frame_id": frame_id}))
+        restoring.line_ids = {position: entry.pk for position, entry in enumerate(entries)}
         for event in document["turn_events"]:
             anchor = entries[event["anchor"]] if event["anchor"] is not None else None
             TurnEvent.objects.create(

@@ -1,4 +1,4 @@
-"""Commands that belong to the AI Keeper: `.npc`, `.recap`, `.report`, `.model`.
+"""Commands that belong to the AI Keeper: `.npc`, `.report`, `.model`, `.note`, `.skill`.
 
 Every answer here is private to the caller. `.model key` never echoes its argument:
 the echo the caller sees is masked, and commands never enter the transcript.
@@ -14,9 +14,7 @@ from keeper.llm import config as llm_config
 from keeper.llm.providers import CATALOG
 from keeper.models import KeeperNote, Npc, Story
 from loreweaver.i18n import _
-from rooms.models import Speaker, TranscriptEntry, TurnEvent
-
-RECAP_LINES = 8
+from rooms.models import TranscriptEntry, TurnEvent
 
 
 @command(
@@ -61,32 +59,6 @@ def npc(arguments: str, caller: Caller) -> CommandReply:
             line += caller.say(_(" [secret: {s}]"), s=record.secret)
         lines.append(line)
     return CommandReply("\n".join(lines) or caller.say(_("No NPCs yet.")))
-
-
-@command("recap", help=_("the story so far (no spoilers)"))
-def recap(arguments: str, caller: Caller) -> CommandReply:
-    """Only what the table saw: the module's public intro, the scene, the clock and
-    the last story lines. Nothing the keeper keeps back is read here."""
-    story = Story.objects.filter(room_id=caller.room_id).first()
-    lines = []
-    if story and story.module_title:
-        lines += [caller.say(_("Module: {t}"), t=story.module_title), story.module_intro]
-    if story and story.scene_name:
-        lines.append(caller.say(_("Scene: {s}"), s=story.scene_name))
-    if story and story.clock_minutes is not None:
-        lines.append(caller.say(_("Time: {t}"), t=story.clock_text()))
-    recent = list(
-        TranscriptEntry.objects.filter(
-            room_id=caller.room_id, speaker__in=[Speaker.PLAYER, Speaker.KEEPER, Speaker.NPC]
-        ).order_by("-id")[:RECAP_LINES]
-    )
-    if recent:
-        lines.append(caller.say(_("So far:")))
-        keeper = caller.say(_("Keeper"))
-        for entry in reversed(recent):
-            text = entry.text if len(entry.text) <= 240 else entry.text[:239] + "…"
-            lines.append(f"- {entry.name or keeper}: {text}")
-    return CommandReply("\n".join(lines) or caller.say(_("Nothing has happened yet.")))
 
 
 @command("report", help=_("the session log: lines, rolls, successes"))

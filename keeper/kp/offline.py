@@ -82,6 +82,9 @@ class OfflineKeeper:
     """The offline Keeper of one room, answering one member's line in the room's
     language (`locale`, as the turn resolved it)."""
 
+    # No model behind it: the campaign's summary is folded by extraction.
+    writes_summaries = False
+
     def __init__(self, room_id: int, member_id: str, locale: str) -> None:
         self.room_id = room_id
         self.member_id = member_id

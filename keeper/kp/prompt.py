@@ -7,11 +7,16 @@ public scene, and nothing else, so an NPC cannot let slip what it could not know
 
 from __future__ import annotations
 
-from keeper import lore, skill_catalog
-from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
-from rooms.models import Speaker, TranscriptEntry
+from dataclasses import dataclass
 
-HISTORY_LINES = 24
+from django.conf import settings
+
+from keeper import chronicle, lore, skill_catalog
+from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
+from rooms.models import Speaker
+
+# Story lines read for a brief at most; the window decides how many of them go in.
+HISTORY_LINES_MAX = 400
 LANGUAGES = {"en": "English", "zh": "Simplified Chinese"}
 
 KEEPER_BRIEF = """You are the Keeper: the game master of a tabletop role-playing game played by the \
@@ -35,11 +40,26 @@ def _character_line(character: Character) -> str:
     return line + (f"\n  who they are: {character.background[:600]}" if character.background else "")
 
 
-def keeper_messages(room_id: int, locale: str) -> list[dict]:
-    """The system brief and the recent story as chat messages (the newest line is the
-    utterance this turn answers). Runs in a worker thread."""
+@dataclass
+class Brief:
+    """The Keeper's messages for a turn, and where to fold the story after it (None:
+    the brief is within `chronicle.FOLD_AT` of the window)."""
+
+    messages: list[dict]
+    fold_through: int | None = None
+
+
+def keeper_brief(room_id: int, locale: str, window: int = 0, reserve: int = 0) -> Brief:
+    """The system brief, the summary of the story so far and every story line since it,
+    as chat messages (the newest line is the utterance this turn answers). `window` is
+    the model's context in tokens (0: the server's default) and `reserve` what the
+    tools and the reply need of it; the oldest lines beyond the window are left out (a
+    fold is then overdue). Runs in a worker thread."""
+    window = window or settings.TRPG_LLM_CONTEXT_WINDOW
     table = TableSettings.of(room_id)
     story = Story.of(room_id)
+    summary = chronicle.summary_of(room_id)
+    lines = chronicle.unfolded_lines(room_id, summary.through_line_id, HISTORY_LINES_MAX)
     parts = [
         KEEPER_BRIEF.format(
             language=LANGUAGES.get(locale, "English"), system=table.system, house_rule=table.house_rule or "0"
@@ -49,6 +69,8 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
         parts.append(f"SKILL {skill.name}:\n{skill.body}")
     if story.module_title:
         parts.append(f"MODULE: {story.module_title}\n{story.module_intro}")
+    if summary.text:
+        parts.append(f"THE STORY SO FAR (a summary of earlier play):\n{summary.text}")
     if story.scene_name:
         parts.append(
             f"SCENE: {story.scene_name}" + (f" (focus: {story.scene_focus})" if story.scene_focus else "")
@@ -64,12 +86,7 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
             "NPCS (use their exact names with speak_as_npc):\n"
             + "\n".join(f"- {n.name}: {n.persona}" for n in npcs)
         )
-    lines = list(
-        TranscriptEntry.objects.filter(
-            room_id=room_id, speaker__in=[Speaker.PLAYER, Speaker.KEEPER]
-        ).order_by("-id")[:HISTORY_LINES]
-    )
-    reminder = lore.for_brief(room_id, (line.text for line in lines[: lore.SCANNED_LINES]))
+    reminder = lore.for_brief(room_id, (line.text for line in lines[-lore.SCANNED_LINES :]))
     if reminder.public:
         parts.append("LORE:\n" + "\n".join(f"- {e.title}: {e.content}" for e in reminder.public))
     secrets = [f"Lore ({e.title}): {e.content}" for e in reminder.secret]
@@ -79,15 +96,32 @@ def keeper_messages(room_id: int, locale: str) -> list[dict]:
     secrets += [
         f"Note: {note.text}" for note in KeeperNote.objects.filter(room_id=room_id).order_by("-id")[:20]
     ]
+    if summary.keeper_digest:
+        secrets.append(f"Earlier keeper-only facts:\n{summary.keeper_digest}")
     if secrets:
         parts.append("KEEPER ONLY:\n" + "\n".join(secrets))
-    messages: list[dict] = [{"role": "system", "content": "\n\n".join(parts)}]
-    for line in reversed(lines):
+    system = "\n\n".join(parts)
+    fixed = chronicle.estimate_tokens(system) + reserve
+    fold_through = chronicle.plan_fold(lines, fixed, window)
+    lines = _within(lines, window - fixed)
+    messages: list[dict] = [{"role": "system", "content": system}]
+    for line in lines:
         if line.speaker == Speaker.KEEPER:
             messages.append({"role": "assistant", "content": line.text})
         else:
             messages.append({"role": "user", "content": f"{line.name}: {line.text}"})
-    return messages
+    return Brief(messages, fold_through)
+
+
+def _within(lines: list, budget: int) -> list:
+    """The newest lines that fit `budget` tokens (the newest always)."""
+    kept, spent = [], 0
+    for line in reversed(lines):
+        spent += chronicle.estimate_tokens(line.text) + 4
+        if kept and spent > budget:
+            break
+        kept.append(line)
+    return list(reversed(kept))
 
 
 def npc_messages(room_id: int, npc_name: str, direction: str, locale: str) -> tuple[str, list[dict]]:

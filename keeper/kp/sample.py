@@ -256,6 +256,9 @@ def chunks(text: str) -> list[str]:
 class SampleKeeper:
     """The scripted Keeper of the sample adventure (see the module docstring)."""
 
+    # No model behind it: the campaign's summary is folded by extraction.
+    writes_summaries = False
+
     def __init__(self, room_id: int, member_id: str = "") -> None:
         self.room_id = room_id
         self.member_id = member_id

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from keeper import variables
+from keeper import chronicle, variables
 from keeper.kp.censor import OutputFilter
 from loreweaver import frames
 from packs import hooks, ui_blocks
@@ -67,12 +67,21 @@ def presentation(room_id: int, arguments: dict) -> tuple[dict | None, str]:
 
 @dataclass
 class TurnSeen:
-    """The public side of a turn, as the hooks see it."""
+    """A turn as it happened: its public side (what the hooks see), and the keeper-only
+    facts the chronicle keeps apart."""
 
     actor: str
     line: str = ""
     reply: list[str] = field(default_factory=list)
     rolls: list[dict] = field(default_factory=list)
+    npc_lines: list[str] = field(default_factory=list)
+    keeper_facts: list[str] = field(default_factory=list)
+
+    def chronicled(self) -> chronicle.Turn:
+        """The turn as its chronicle entry keeps it."""
+        return chronicle.Turn(
+            self.actor, self.line, "\n\n".join(self.reply), self.rolls, self.npc_lines, self.keeper_facts
+        )
 
     def events(self) -> list[tuple[str, dict]]:
         """The hook events of the turn, in the order they happened."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from keeper import characters, game, variables
+from keeper import characters, game, lore, variables
 from keeper.dice import DiceError
 from keeper.kp import stage
-from keeper.models import Character, KeeperNote, Story, TableSettings
+from keeper.models import Character, KeeperNote, LoreEntry, Story, TableSettings
 from keeper.rules.outcome import Outcome
 from loreweaver.i18n import Refusal
 
@@ -306,6 +306,27 @@ def _set_variable(arguments: dict, context: ToolContext) -> ToolOutcome:
     return ToolOutcome(f"{var_id}: {old!r} -> {variable.value!r}")
 
 
+def _remember(arguments: dict, context: ToolContext) -> ToolOutcome:
+    keywords = arguments.get("keywords") or []
+    if isinstance(keywords, str):
+        keywords = keywords.split(",")
+    keywords = [str(keyword).strip() for keyword in keywords if str(keyword).strip()]
+    secret = arguments.get("secret") is True
+    visibility = LoreEntry.Visibility.KEEPERS if secret else LoreEntry.Visibility.EVERYONE
+    try:
+        entry = lore.write(
+            context.room_id,
+            str(arguments.get("title") or ""),
+            keywords,
+            str(arguments.get("content") or ""),
+            visibility=visibility,
+            source="keeper",
+        )
+    except Refusal as refused:
+        return ToolOutcome(refused.message("en"))
+    return ToolOutcome(f"remembered {entry.title!r}" + (" (keeper-only)" if secret else ""))
+
+
 def _present(arguments: dict, context: ToolContext) -> ToolOutcome:
     frame, result = stage.presentation(context.room_id, arguments)
     return ToolOutcome(result, ui=[frame] if frame else [])
@@ -476,6 +497,21 @@ TOOLS: dict[str, Tool] = {
             "Players see only the variables the keeper exposed.",
             _schema(["id"], id=_TEXT, value={"type": ["integer", "boolean", "string"]}, add=_INT),
             _set_variable,
+        ),
+        Tool(
+            "remember",
+            "bookkeeping",
+            "Keep a fact of the campaign as lore, so you are reminded of it when it comes up again, "
+            "even sessions later: a name, a password, a promise, a place, a clue. `keywords` are the "
+            "words that bring it back. `secret`: only for the keepers (never told to players).",
+            _schema(
+                ["title", "keywords", "content"],
+                title=_TEXT,
+                keywords={"type": "array", "items": {"type": "string"}},
+                content=_TEXT,
+                secret={"type": "boolean"},
+            ),
+            _remember,
         ),
         Tool(
             "recall",

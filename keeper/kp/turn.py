@@ -21,7 +21,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db.models import F
 
-from keeper.kp import prompt, tools
+from keeper.chronicle import estimate_tokens
+from keeper.kp import memory, prompt, tools
 from keeper.kp.censor import OutputFilter
 from keeper.llm import config as llm_config
 from keeper.llm import images
@@ -33,6 +34,8 @@ from media_store.services import MediaError, Uploader
 
 log = logging.getLogger(__name__)
 
+# Tokens of the window kept free for the Keeper's reply.
+REPLY_TOKENS = 1024
 # Who the room's media index names as the uploader of what the Keeper draws.
 KEEPER_UPLOADER = "keeper"
 
@@ -173,9 +176,14 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     """Play the Keeper's answer to the newest line of the room. Never raises for a
     model failure: the table is told, and the caller sends `idle`."""
     await sink.busy()
-    messages = await database_sync_to_async(prompt.keeper_messages)(turn.room_id, turn.locale)
     image_config = await database_sync_to_async(llm_config.imagegen)()
     offered = tools.specs(images=image_config.configured)
+    # The tools' schemas and the reply take their share of the window too.
+    reserve = estimate_tokens(json.dumps(offered)) + REPLY_TOKENS
+    brief = await database_sync_to_async(prompt.keeper_brief)(
+        turn.room_id, turn.locale, context_window, reserve
+    )
+    messages = brief.messages
     draft = _Draft(sink)
     total, last = Usage(), None
     round_number = 0
@@ -230,3 +238,5 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     finally:
         if draft.id is not None:  # cancelled mid-stream: the bubble still gets its closing frame
             await asyncio.shield(draft.close())
+    if brief.fold_through is not None:
+        memory.start_fold(turn.room_id, model, brief.fold_through, context_window, turn.locale)

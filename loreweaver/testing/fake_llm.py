@@ -81,6 +81,9 @@ class FakeLlm:
     # Streamed when no scripted reply is queued (a long run answers every turn alike);
     # None: wait for one to be scripted.
     standing_reply: list[Part] | None = None
+    # Answered at once to an unstreamed request when no line is queued (a summary, a
+    # long run's NPC); None: wait for one to be queued.
+    standing_line: str | None = None
     # Keep every request body (tests read prompts); a long run turns it off.
     keep_requests: bool = True
 
@@ -134,9 +137,12 @@ class FakeLlm:
                     return
                 if not request.get("stream"):
                     try:
-                        line = fake.lines.get(timeout=30)
+                        if fake.standing_line is not None:
+                            line = fake.lines.get_nowait()
+                        else:
+                            line = fake.lines.get(timeout=30)
                     except queue.Empty:
-                        line = "..."
+                        line = fake.standing_line or "..."
                     self._json(200, _completion(line))
                     return
                 try:

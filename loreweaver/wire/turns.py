@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 
-from keeper import commands
+from keeper import chronicle, commands
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import bot_on, model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
@@ -108,8 +108,17 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
     if reply is not None:
         events = _record_events(context.room_id, reply, member.member_id) if reply.events else []
         played = Played(member, reply=reply, events=events)
-        if _public_rolls(events):  # a typed roll is a turn the hooks hear of
+        rolls = _public_rolls(events)
+        if rolls:  # a typed roll is a turn the hooks hear of
             played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
+        if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
+            hidden = [
+                chronicle.roll_line(e.frame) + " (hidden)" for e in events if e.audience != Audience.EVERYONE
+            ]
+            said = "" if reply.private else reply.text
+            chronicle.record(
+                context.room_id, chronicle.Turn(member.name, reply.echo or text, said, rolls, [], hidden)
+            )
         if reply.follow_up is None and not reply.media:
             played.snapshot = hub.take_snapshot(context.room_id)
         return played
@@ -118,7 +127,9 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
     played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
     if bot:
         played.keeper_locale = tools.room_locale(context.room_id, context.locale)
-    else:
+    else:  # a human keeper narrates: the line is the turn
+        narrated = text if played.entry.speaker == Speaker.KEEPER else ""
+        chronicle.record(context.room_id, chronicle.Turn(member.name, text, narrated))
         played.snapshot = hub.take_snapshot(context.room_id)
     return played
 
@@ -266,9 +277,15 @@ class RoomSink:
         )
         self.seen.rolls += _public_rolls(recorded)
         for event in recorded:
+            if event.audience != Audience.EVERYONE:
+                self.seen.keeper_facts.append(chronicle.roll_line(event.frame) + " (hidden)")
+            elif event.frame.get("speaker") == Speaker.NPC:
+                self.seen.npc_lines.append(f"{event.frame.get('name', '')}: {event.frame.get('text', '')}")
+        for event in recorded:
             await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
 
     async def keeper_notice(self, text: str) -> None:
+        self.seen.keeper_facts.append(text)
         await hub.publish(self.room_id, frames.system(text), audience=Audience.KEEPERS)
 
     async def warning(self, text: str) -> None:
@@ -294,6 +311,15 @@ async def _keeper_answers(context: TurnContext, locale: str, line: str, scripts:
     finally:
         await _after_turn(context.room_id, scripts, sink.seen, sink.presented)
         await sink.idle()
+        await _chronicle(context.room_id, sink.seen)
+
+
+async def _chronicle(room_id: int, seen: stage.TurnSeen) -> None:
+    """Keep the finished turn in the room's chronicle. Never raises: the turn is over."""
+    try:
+        await database_sync_to_async(chronicle.record)(room_id, seen.chronicled())
+    except Exception as exc:
+        log_failure(exc, "room=%s the turn could not be chronicled", room_id)
 
 
 async def _start_demo(context: TurnContext, text: str) -> bool:

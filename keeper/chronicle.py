@@ -1,0 +1,201 @@
+"""The campaign's memory: a chronicle entry for every finished turn, and the rolling
+summary that keeps the Keeper's brief within the model's window.
+
+A chronicle entry keeps what the table saw (who acted, the line, the narration, the
+public rolls, the NPCs' lines, the scene and the clock) apart from what only the
+keepers know (hidden rolls, the Keeper's notes). `.recap` reads the table's side
+only; `.chronicle` (keepers) reads both.
+
+The summary covers the story up to a transcript line; the brief holds the summary and
+every line after it. When the brief passes `FOLD_AT` of the window, the oldest lines
+are folded into the summary until it would be back under `FOLD_TO`, never the lines of
+the last `KEPT_TURNS` turns (`plan_fold`); the fold runs after the turn, in the
+background (`keeper/kp/memory.py`), by the model when there is one, else here by
+extraction (`extractive_summary`). The summary is written from the table's side only;
+the folded turns' keeper-only facts go to a separate digest the Keeper alone reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from keeper.models import CampaignSummary, ChronicleEntry, Story
+from rooms.models import Speaker, TranscriptEntry
+
+FOLD_AT, FOLD_TO = 0.6, 0.4
+KEPT_TURNS = 4
+SUMMARY_SHARE = 0.15  # of the window, at most, for the summary itself
+DIGEST_CHARS = 3000
+OUTCOME_CHARS = 1200
+STORY_SPEAKERS = (Speaker.PLAYER, Speaker.KEEPER)
+
+
+def estimate_tokens(text: str) -> int:
+    """A model's tokens for `text`, estimated on the high side: about four Latin
+    characters to a token, a token for every other character (Chinese, say)."""
+    ascii_chars = sum(1 for char in text if char.isascii())
+    return ascii_chars // 4 + (len(text) - ascii_chars) + 1
+
+
+def roll_line(frame: dict) -> str:
+    """A dice frame as a short line: who, what, the total and how it went."""
+    what = frame.get("skill") or frame.get("expr") or "?"
+    line = f"{frame.get('actor', '?')} {what}: {frame.get('total', '?')}"
+    outcome = frame.get("outcome")
+    if isinstance(outcome, dict) and outcome.get("label"):
+        line += f" ({outcome['label']})"
+    return line
+
+
+@dataclass
+class Turn:
+    """What a finished turn leaves in the chronicle."""
+
+    actor: str
+    line: str = ""
+    outcome: str = ""
+    rolls: list[dict] | None = None
+    npc_lines: list[str] | None = None
+    keeper_facts: list[str] | None = None
+
+
+def record(room_id: int, turn: Turn) -> ChronicleEntry:
+    """Add the finished `turn` to the room's chronicle, with the scene and the clock as
+    the turn left them."""
+    story = Story.objects.filter(room_id=room_id).first()
+    last = (
+        TranscriptEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first()
+    )
+    return ChronicleEntry.objects.create(
+        room_id=room_id,
+        actor=turn.actor[:64],
+        line=turn.line[:2000],
+        outcome=turn.outcome[:OUTCOME_CHARS],
+        dice=[roll_line(frame) for frame in turn.rolls or []],
+        npc_lines=[line[:600] for line in turn.npc_lines or []],
+        scene=(story.scene_name if story else "")[:200],
+        clock=story.clock_text() if story and story.clock_minutes is not None else "",
+        keeper_facts="\n".join(turn.keeper_facts or [])[:2000],
+        last_line_id=last,
+    )
+
+
+def summary_of(room_id: int) -> CampaignSummary:
+    """The room's summary (empty, covering nothing, when it has none yet)."""
+    return CampaignSummary.objects.filter(room_id=room_id).first() or CampaignSummary(room_id=room_id)
+
+
+def unfolded_lines(room_id: int, after: int, limit: int) -> list[TranscriptEntry]:
+    """The story lines after transcript line `after`, oldest first (at most the newest
+    `limit`)."""
+    newest = TranscriptEntry.objects.filter(
+        room_id=room_id, id__gt=after, speaker__in=STORY_SPEAKERS
+    ).order_by("-id")[:limit]
+    return list(reversed(newest))
+
+
+def protected_from(lines: list[TranscriptEntry]) -> int:
+    """The index in `lines` from which the last `KEPT_TURNS` turns begin (a turn starts
+    at a player's line)."""
+    starts = [i for i, line in enumerate(lines) if line.speaker == Speaker.PLAYER]
+    return starts[-KEPT_TURNS] if len(starts) >= KEPT_TURNS else 0
+
+
+def plan_fold(lines: list[TranscriptEntry], fixed_tokens: int, window: int) -> int | None:
+    """The transcript line to fold through so the brief (`fixed_tokens` plus `lines`)
+    drops under `FOLD_TO` of `window`; None while it is under `FOLD_AT`."""
+    sizes = [estimate_tokens(line.text) + 4 for line in lines]
+    total = fixed_tokens + sum(sizes)
+    if total <= FOLD_AT * window:
+        return None
+    through = None
+    for index in range(protected_from(lines)):
+        total -= sizes[index]
+        through = lines[index].id
+        if total <= FOLD_TO * window:
+            break
+    return through
+
+
+@dataclass(frozen=True)
+class FoldMaterial:
+    """What a fold summarizes: the summary so far, the story's public side up to the
+    fold point, and the keeper-only facts of the turns folded."""
+
+    room_id: int
+    start: int  # the summary's `through_line_id` when the fold was planned
+    through: int
+    summary: str
+    public: list[str]  # each folded turn as the table saw it
+    gists: list[str]  # each folded turn in a line: the line, and the first sentence of what came of it
+    keeper_facts: list[str]
+    budget_tokens: int
+
+
+def fold_material(room_id: int, through: int, window: int) -> FoldMaterial | None:
+    """What folding the story up to transcript line `through` needs; None when the
+    summary already covers it."""
+    summary = summary_of(room_id)
+    if through <= summary.through_line_id:
+        return None
+    entries = ChronicleEntry.objects.filter(
+        room_id=room_id, last_line_id__gt=summary.through_line_id, last_line_id__lte=through
+    ).order_by("id")
+    return FoldMaterial(
+        room_id=room_id,
+        start=summary.through_line_id,
+        through=through,
+        summary=summary.text,
+        public=[entry.public_text() for entry in entries],
+        gists=[_gist(entry) for entry in entries],
+        keeper_facts=[entry.keeper_facts for entry in entries if entry.keeper_facts],
+        budget_tokens=max(200, int(window * SUMMARY_SHARE)),
+    )
+
+
+def _first_sentence(text: str, limit: int) -> str:
+    first = text.strip().split("\n")[0].split(". ")[0].strip()[:limit]
+    return first if not first or first[-1] in ".!?。！？" else first + "."
+
+
+def _gist(entry: ChronicleEntry) -> str:
+    gist = f"{entry.actor}: {_first_sentence(entry.line, 160)}"
+    if entry.dice:
+        gist += " (" + "; ".join(entry.dice) + ")"
+    if entry.outcome:
+        gist += " " + _first_sentence(entry.outcome, 200)
+    return gist
+
+
+def extractive_summary(material: FoldMaterial) -> str:
+    """The summary without a model: the summary so far, then a line for each folded
+    turn (`_gist`), the oldest dropped first when it would outgrow its budget."""
+    sentences = [line for line in material.summary.splitlines() if line.strip()]
+    sentences += [f"- {gist}" for gist in material.gists]
+    while len(sentences) > 1 and estimate_tokens("\n".join(sentences)) > material.budget_tokens:
+        sentences.pop(0)
+    return "\n".join(sentences)
+
+
+def save_fold(material: FoldMaterial, text: str) -> bool:
+    """Keep the fold, unless another fold of the room got there first (any process)."""
+    with transaction.atomic():
+        summary, _created = CampaignSummary.objects.select_for_update().get_or_create(
+            room_id=material.room_id
+        )
+        if summary.through_line_id != material.start:
+            return False
+        digest = "\n".join(part for part in (summary.keeper_digest, *material.keeper_facts) if part)
+        summary.text = text.strip()
+        summary.keeper_digest = digest.strip()[-DIGEST_CHARS:]
+        summary.through_line_id = material.through
+        summary.folds += 1
+        summary.save()
+    return True
+
+
+def recent(room_id: int, count: int) -> list[ChronicleEntry]:
+    """The room's last `count` chronicle entries, oldest first."""
+    return list(reversed(ChronicleEntry.objects.filter(room_id=room_id).order_by("-id")[:count]))
