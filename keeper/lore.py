@@ -6,7 +6,9 @@ it establishes a fact, from module files (`lore:`) and from SillyTavern lorebook
 characters: the constant entries, then the entries one of whose keywords appears in
 the recent story (a selective entry also needs one of its secondary keywords there),
 in their order, then the best full-text matches for the recent story
-(`keeper/lore_search.py`: SQLite FTS5 embedded, Postgres full-text search hosted).
+(`keeper/lore_search.py`: SQLite FTS5 embedded, Postgres full-text search hosted),
+then, when an embeddings model is configured (`TRPG_LLM__EMBEDDING_MODEL`), the
+entries closest in meaning to it (`keeper/kp/memory.py` keeps the vectors).
 Keywords match whole words in any case for Latin script, anywhere for other scripts
 (Chinese has no spaces between words). Entries for everyone go into the brief as lore
 (the Keeper may tell them); keeper-only entries under KEEPER ONLY, so they reach only
@@ -15,11 +17,13 @@ the Keeper's reasoning.
 
 from __future__ import annotations
 
+import math
+import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from keeper import lore_search
+from keeper import chronicle, lore_search
 from keeper.models import LoreEntry
 from loreweaver.i18n import Refusal, _
 
@@ -27,6 +31,9 @@ MAX_ENTRIES = 500  # per room
 PROMPT_BUDGET = 6000  # characters of lore in one brief
 SCANNED_LINES = 6  # how far back the story is searched
 SEARCHED = 8  # full-text matches a brief may take
+BY_MEANING = 4  # entries close in meaning a brief may take (when embeddings are on)
+CLOSE_ENOUGH = 0.25  # cosine similarity an entry needs for that
+EMBEDDED_PER_TURN = 32  # entries without a vector that get one each turn
 
 
 class LoreError(Refusal):
@@ -49,10 +56,29 @@ def _keyword_match(entry: LoreEntry, text: str) -> bool:
     return not entry.selective or not entry.secondary or any(mentions(text, k) for k in entry.secondary)
 
 
-def relevant(room_id: int, lines: Iterable[str], *, keepers: bool = True) -> list[LoreEntry]:
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    norms = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(x * x for x in b))
+    return sum(map(operator.mul, a, b)) / norms if norms else 0.0
+
+
+def closest(entries: Iterable[LoreEntry], vector: Sequence[float], count: int) -> list[LoreEntry]:
+    """Of `entries`, the `count` closest in meaning to `vector` and close enough."""
+    scored = [
+        (_cosine(entry.embedding, vector), entry.id, entry)
+        for entry in entries
+        if entry.embedding and len(entry.embedding) == len(vector)
+    ]
+    scored.sort(key=lambda row: (-row[0], row[1]))
+    return [entry for score, _id, entry in scored[:count] if score >= CLOSE_ENOUGH]
+
+
+def relevant(
+    room_id: int, lines: Iterable[str], *, keepers: bool = True, vector: Sequence[float] | None = None
+) -> list[LoreEntry]:
     """The room's entries that matter for `lines`, most certain first: the constant
-    ones, those whose keywords the lines mention, then the best full-text matches
-    (players' queries: the lore for everyone only)."""
+    ones, those whose keywords the lines mention, the best full-text matches, then
+    those closest in meaning to `vector` (the lines' embedding, if any). Players'
+    queries read the lore for everyone only."""
     text = "\n".join(lines)
     entries = LoreEntry.objects.filter(room_id=room_id).order_by("order", "id")
     if not keepers:
@@ -65,6 +91,9 @@ def relevant(room_id: int, lines: Iterable[str], *, keepers: bool = True) -> lis
         if found in by_id and found not in seen:
             chosen.append(by_id[found])
             seen.add(found)
+    if vector:
+        rest = [entry for entry in by_id.values() if entry.id not in seen]
+        chosen += closest(rest, vector, BY_MEANING)
     return chosen
 
 
@@ -76,10 +105,10 @@ class Reminder:
     secret: list[LoreEntry]
 
 
-def for_brief(room_id: int, recent: Iterable[str]) -> Reminder:
+def for_brief(room_id: int, recent: Iterable[str], vector: Sequence[float] | None = None) -> Reminder:
     """The entries that matter for the recent story lines, within the budget."""
     public, secret, spent = [], [], 0
-    for entry in relevant(room_id, recent):
+    for entry in relevant(room_id, recent, vector=vector):
         spent += len(entry.title) + len(entry.content)
         if spent > PROMPT_BUDGET:
             break
@@ -100,6 +129,7 @@ def write(
     entry = existing or LoreEntry(room_id=room_id, title=title)
     entry.keywords = [keyword[:80] for keyword in keywords[:16]]
     entry.content, entry.visibility, entry.source = content, visibility, source[:200]
+    entry.embedding, entry.embedded_with = None, ""  # a new text needs a new vector
     entry.save()
     return entry
 
@@ -116,3 +146,27 @@ def add_entries(room_id: int, entries: Iterable[dict], *, source: str, visibilit
     ]
     LoreEntry.objects.bulk_create(rows)
     return len(rows)
+
+
+def recent_text(room_id: int) -> str:
+    """The recent story the brief's lore is chosen for (what `for_brief` is given)."""
+    summary = chronicle.summary_of(room_id)
+    lines = chronicle.unfolded_lines(room_id, summary.through_line_id, SCANNED_LINES)
+    return "\n".join(line.text for line in lines)
+
+
+def needing_vectors(room_id: int, model: str) -> list[LoreEntry]:
+    """Entries of the room without a vector from `model` (a few per turn)."""
+    return list(
+        LoreEntry.objects.filter(room_id=room_id)
+        .exclude(embedded_with=model)
+        .order_by("id")[:EMBEDDED_PER_TURN]
+    )
+
+
+def keep_vectors(entries: list[LoreEntry], vectors: list[list[float]], model: str) -> None:
+    """Store each entry's vector, unless its text changed meanwhile."""
+    for entry, vector in zip(entries, vectors, strict=True):
+        LoreEntry.objects.filter(pk=entry.pk, content=entry.content, title=entry.title).update(
+            embedding=vector, embedded_with=model
+        )

@@ -297,6 +297,9 @@ class LoreEntry(models.Model):
     selective = models.BooleanField(default=False, help_text="needs a secondary keyword too")
     order = models.IntegerField(default=100, help_text="lower comes first in the brief")
     source = models.CharField(max_length=200, blank=True, help_text="the card or module it came from")
+    # The entry's vector from the embeddings model named beside it (none when off).
+    embedding = models.JSONField(null=True, blank=True, editable=False)
+    embedded_with = models.CharField(max_length=120, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

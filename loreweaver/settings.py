@@ -260,6 +260,8 @@ TRPG_LLM_API_KEY = env_str("TRPG_LLM__API_KEY")
 TRPG_LLM_BASE_URL = env_url("TRPG_LLM__BASE_URL", ("http", "https"))
 TRPG_LLM_CHAT_MODEL = env_str("TRPG_LLM__CHAT_MODEL")
 TRPG_LLM_CONTEXT_WINDOW = env_int("TRPG_LLM__CONTEXT_WINDOW", 128000, minimum=1024)
+# An embeddings model of the same provider: lore is then also chosen by meaning. Empty: off.
+TRPG_LLM_EMBEDDING_MODEL = env_str("TRPG_LLM__EMBEDDING_MODEL")
 # Seconds one model call may take (the whole streamed reply), and retries of a call
 # that failed before its first token (connection errors, 429, 5xx).
 TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)

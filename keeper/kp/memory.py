@@ -1,5 +1,7 @@
-"""Folding a campaign's oldest turns into its summary, after a turn and in the
-background, so no player waits for it (`keeper/chronicle.py` decides when and what).
+"""The campaign's memory around a Keeper turn: folding its oldest turns into its
+summary, after a turn and in the background, so no player waits for it
+(`keeper/chronicle.py` decides when and what); and, with an embeddings model, the
+vectors that let lore be chosen by meaning (`lore_vector`).
 
 The model writes the summary from the table's side of the story only (it never sees a
 keeper-only fact, so the summary `.recap` shows cannot hold one); the offline Keepers,
@@ -15,7 +17,7 @@ import logging
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from keeper import chronicle
+from keeper import chronicle, lore
 from keeper.kp.censor import OutputFilter
 from keeper.kp.prompt import LANGUAGES
 from keeper.llm.client import ChatModel, ProviderError
@@ -86,3 +88,23 @@ async def _summarize(model: ChatModel, material: chronicle.FoldMaterial, locale:
     if not text or chronicle.estimate_tokens(text) > material.budget_tokens * 2:
         return chronicle.extractive_summary(material)
     return text
+
+
+async def lore_vector(room_id: int, model: ChatModel) -> list[float] | None:
+    """The recent story's vector, for choosing lore by meaning, after giving a few of
+    the room's entries that have none their own; None without an embeddings model,
+    and when the provider fails (the turn goes on without)."""
+    embedding_model = settings.TRPG_LLM_EMBEDDING_MODEL
+    embed = getattr(model, "embed", None)
+    if not embedding_model or embed is None:
+        return None
+    try:
+        pending = await database_sync_to_async(lore.needing_vectors)(room_id, embedding_model)
+        if pending:
+            vectors = await embed([f"{entry.title}\n{entry.content}" for entry in pending])
+            await database_sync_to_async(lore.keep_vectors)(pending, vectors, embedding_model)
+        text = await database_sync_to_async(lore.recent_text)(room_id)
+        return (await embed([text]))[0] if text.strip() else None
+    except (ProviderError, TimeoutError) as failure:
+        log.warning("room=%s no lore vectors this turn: %s", room_id, failure)
+        return None

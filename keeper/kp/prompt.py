@@ -49,12 +49,15 @@ class Brief:
     fold_through: int | None = None
 
 
-def keeper_brief(room_id: int, locale: str, window: int = 0, reserve: int = 0) -> Brief:
+def keeper_brief(
+    room_id: int, locale: str, window: int = 0, reserve: int = 0, vector: list[float] | None = None
+) -> Brief:
     """The system brief, the summary of the story so far and every story line since it,
     as chat messages (the newest line is the utterance this turn answers). `window` is
-    the model's context in tokens (0: the server's default) and `reserve` what the
-    tools and the reply need of it; the oldest lines beyond the window are left out (a
-    fold is then overdue). Runs in a worker thread."""
+    the model's context in tokens (0: the server's default), `reserve` what the tools
+    and the reply need of it, `vector` the recent story's embedding (lore by meaning).
+    The oldest lines beyond the window are left out (a fold is then overdue). Runs in a
+    worker thread."""
     window = window or settings.TRPG_LLM_CONTEXT_WINDOW
     table = TableSettings.of(room_id)
     story = Story.of(room_id)
@@ -86,7 +89,7 @@ def keeper_brief(room_id: int, locale: str, window: int = 0, reserve: int = 0) -
             "NPCS (use their exact names with speak_as_npc):\n"
             + "\n".join(f"- {n.name}: {n.persona}" for n in npcs)
         )
-    reminder = lore.for_brief(room_id, (line.text for line in lines[-lore.SCANNED_LINES :]))
+    reminder = lore.for_brief(room_id, (line.text for line in lines[-lore.SCANNED_LINES :]), vector)
     if reminder.public:
         parts.append("LORE:\n" + "\n".join(f"- {e.title}: {e.content}" for e in reminder.public))
     secrets = [f"Lore ({e.title}): {e.content}" for e in reminder.secret]

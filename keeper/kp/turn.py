@@ -180,8 +180,9 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     offered = tools.specs(images=image_config.configured)
     # The tools' schemas and the reply take their share of the window too.
     reserve = estimate_tokens(json.dumps(offered)) + REPLY_TOKENS
+    vector = await memory.lore_vector(turn.room_id, model)
     brief = await database_sync_to_async(prompt.keeper_brief)(
-        turn.room_id, turn.locale, context_window, reserve
+        turn.room_id, turn.locale, context_window, reserve, vector
     )
     messages = brief.messages
     draft = _Draft(sink)

@@ -96,6 +96,20 @@ class OpenAIChat:
             max_retries=settings.TRPG_LLM_RETRIES,
         )
 
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for `texts` from the provider's embeddings endpoint (the model named
+        by `TRPG_LLM__EMBEDDING_MODEL`)."""
+        try:
+            answer = await self._client.embeddings.create(
+                model=settings.TRPG_LLM_EMBEDDING_MODEL, input=texts
+            )
+        except openai.OpenAIError as failed:
+            raise ProviderError(str(failed)) from failed
+        vectors = [item.embedding for item in sorted(answer.data, key=lambda item: item.index)]
+        if len(vectors) != len(texts):
+            raise ProviderError(f"{len(texts)} texts, {len(vectors)} vectors")
+        return vectors
+
     async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
         """Stream one completion: text as it comes, then the tool calls, then usage."""
         try:

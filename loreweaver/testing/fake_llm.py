@@ -12,8 +12,11 @@ the prompts.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import math
 import queue
+import re
 import struct
 import sys
 import threading
@@ -84,6 +87,8 @@ class FakeLlm:
     # Answered at once to an unstreamed request when no line is queued (a summary, a
     # long run's NPC); None: wait for one to be queued.
     standing_line: str | None = None
+    # What `/embeddings` treats as the same word (a test's stand-in for meaning).
+    synonyms: dict[str, str] = field(default_factory=dict)
     # Keep every request body (tests read prompts); a long run turns it off.
     keep_requests: bool = True
 
@@ -134,6 +139,14 @@ class FakeLlm:
                     fake.requests.append(request)
                 if self.path.endswith("/images/generations"):
                     self._image()
+                    return
+                if self.path.endswith("/embeddings"):
+                    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": embedding(text, fake.synonyms)}
+                        for i, text in enumerate(inputs)
+                    ]
+                    self._json(200, {"object": "list", "data": data, "model": request.get("model", "")})
                     return
                 if not request.get("stream"):
                     try:
@@ -253,6 +266,45 @@ class FakeLlm:
     def image_requests(self) -> list[dict]:
         """The image requests received so far."""
         return [r for r in self.requests if "prompt" in r]
+
+
+_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "is",
+        "it",
+        "i",
+        "my",
+        "me",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "for",
+        "with",
+    ]
+)
+
+
+def embedding(text: str, synonyms: dict[str, str], size: int = 256) -> list[float]:
+    """A deterministic stand-in for an embedding: the text's words (a synonym counts as
+    the word it stands for) hashed into `size` buckets, normalized."""
+    vector = [0.0] * size
+    for word in re.findall(r"\w+", text.lower()):
+        if word not in _STOP_WORDS:
+            word = synonyms.get(word, word)
+            vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % size] += 1.0
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
 
 
 def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
