@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "keeper",
     "loreweaver.wire",
     "loreweaver.console",
+    "loreweaver.table",
 ]
 
 MIDDLEWARE = [

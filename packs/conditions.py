@@ -38,6 +38,7 @@ _COMPARISONS = ("===", "!==", "==", "!=", ">=", "<=", ">", "<")
 # Characters that only arithmetic, calls or brackets would need: outside the subset.
 _OUTSIDE = {"+": "arithmetic", "-": "arithmetic", "*": "arithmetic", "/": "arithmetic"}
 _OUTSIDE.update({"%": "arithmetic", "[": "brackets", "]": "brackets", ",": "function calls"})
+_DIGITS = frozenset("0123456789")
 
 
 class ConditionError(ValueError):
@@ -69,13 +70,13 @@ def _tokens(expression: str) -> list[_Token]:
         elif char in "'\"":
             text, position = _string(expression, position)
             found.append(_Token("value", text, text))
-        elif char.isdigit():
+        elif char in _DIGITS:  # ASCII only: "²" is a digit to str.isdigit, not to int()
             end = position
-            while end < len(expression) and expression[end].isdigit():
+            while end < len(expression) and expression[end] in _DIGITS:
                 end += 1
-            if end + 1 < len(expression) and expression[end] == "." and expression[end + 1].isdigit():
+            if end + 1 < len(expression) and expression[end] == "." and expression[end + 1] in _DIGITS:
                 end += 1
-                while end < len(expression) and expression[end].isdigit():
+                while end < len(expression) and expression[end] in _DIGITS:
                     end += 1
                 number: int | float = float(expression[position:end])
             else:

@@ -54,6 +54,7 @@ def test_conditions_in_the_subset_pass_the_build(expression):
         ("(a || b", "not closed"),
         ("a" * 501, "longer than"),
         ("||".join(["a"] * 120), "tokens"),
+        ("x == ²", "unexpected"),  # a digit to str.isdigit, but no number
     ],
 )
 def test_a_refusal_says_why(expression, reason):

@@ -39,6 +39,7 @@ class Banner:
         lines = [
             f"loreweaver-django {VERSION} (protocol {PROTOCOL_VERSION}); data in {settings.DATA_DIR}",
             f"WebSocket: ws://{self.address}/",
+            f"Browser table: http://{self.address}/",
         ]
         if self.ticket is not None:
             lines.append(f"Iroh ticket: {self.ticket}")

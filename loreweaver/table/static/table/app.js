@@ -1,0 +1,473 @@
+// The browser table: a protocol 2.3 client over the WebSocket carrier at `/`.
+//
+// Join with a key (pasted, or from an invite link's `#key=`), then every frame the
+// server sends is drawn: the story (drafts replaced by their final line, an empty final
+// removing the draft, lines deduplicated by id after a reconnect's replay), dice cards,
+// the sidebar from `state`, `ui` frames, module panels, pictures and sound. A lost
+// connection is retried with backoff and joined again with the same key.
+import { AudioDesk } from "./audio.js";
+import { currentLocale, pick, setLocale, t } from "./i18n.js";
+import { MediaChannel } from "./media.js";
+import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
+
+const PROTOCOL = document.body.dataset.protocol;
+const BUSY_TIMEOUT_MS = 180000;
+const $ = (id) => document.getElementById(id);
+
+const table = {
+  socket: null,
+  key: "",
+  name: "",
+  you: null,
+  joined: false,
+  retries: 0,
+  seen: new Set(), // story ids already drawn (a replay after a reconnect repeats them)
+  drafts: new Map(), // draft id -> its list item
+  variables: new Map(), // the viewer's own state.variables, by id
+  manifest: [],
+  history: [],
+  historyAt: 0,
+  busyTimer: null,
+  media: null,
+  audio: null,
+  gallery: new Set(),
+};
+
+const blocks = new Blocks({
+  send: (text) => sendInput(text),
+  picture: (hash) => table.media.url(hash),
+  variables: () => table.variables,
+  intent: (panel, kind, value) => send({ type: "panel_intent", panel, kind, value }),
+});
+
+function send(frame) {
+  if (table.socket?.readyState === WebSocket.OPEN) table.socket.send(JSON.stringify(frame));
+}
+
+function sendInput(text) {
+  text = text.trim();
+  if (!text) return;
+  send({ type: "input", text });
+}
+
+// --- the story --------------------------------------------------------------------
+
+function scrollToEnd() {
+  const story = $("story");
+  story.scrollTop = story.scrollHeight;
+}
+
+function append(item) {
+  $("story").append(item);
+  scrollToEnd();
+}
+
+function onNarrative(frame) {
+  const draft = table.drafts.get(frame.id);
+  if (draft) {
+    table.drafts.delete(frame.id);
+    if (!frame.text) { draft.remove(); return; } // an empty final discards the draft
+    const line = storyLine(frame);
+    draft.replaceWith(line);
+    table.seen.add(frame.id);
+    return;
+  }
+  if (!frame.text) return;
+  if (table.replaying) table.skipEvents = Boolean(frame.id && table.seen.has(frame.id));
+  if (frame.id && table.seen.has(frame.id)) return;
+  if (frame.id) table.seen.add(frame.id);
+  append(storyLine(frame));
+}
+
+function onDelta(frame) {
+  let draft = table.drafts.get(frame.id);
+  if (!draft) {
+    draft = storyLine({ ...frame, text: "", format: "markdown" });
+    draft.classList.add("draft");
+    draft.dataset.raw = "";
+    table.drafts.set(frame.id, draft);
+    append(draft);
+  }
+  draft.dataset.raw += frame.text;
+  const fresh = storyLine({ ...frame, text: draft.dataset.raw, format: "markdown" });
+  draft.querySelector(".text").replaceWith(fresh.querySelector(".text"));
+  scrollToEnd();
+}
+
+function onDice(frame) {
+  if (table.replaying && table.skipEvents) return; // replayed after a line already drawn
+  append(diceCard(frame));
+}
+
+function onTurnStatus(frame) {
+  const busy = $("busy");
+  clearTimeout(table.busyTimer);
+  if (frame.status === "busy") {
+    busy.hidden = false;
+    busy.textContent = frame.activity
+      ? t("busy-activity", { actor: frame.actor, activity: t(frame.activity) })
+      : t("busy", { actor: frame.actor });
+    // A turn whose `idle` never comes must not leave the page busy forever.
+    table.busyTimer = setTimeout(() => { busy.textContent = t("busy-timeout"); }, BUSY_TIMEOUT_MS);
+  } else {
+    busy.hidden = true;
+  }
+}
+
+function onUi(frame) {
+  const rendered = blocks.render(frame.blocks);
+  if (frame.panel === "sidebar") {
+    const region = frame.id && $("sidebar-ui").querySelector(`[data-region="${CSS.escape(frame.id)}"]`);
+    rendered.dataset.region = frame.id ?? "";
+    if (region) region.replaceWith(rendered);
+    else $("sidebar-ui").append(rendered);
+    return;
+  }
+  const item = document.createElement("li");
+  item.className = "ui-line";
+  item.dataset.region = frame.id ?? "";
+  item.append(rendered);
+  const previous = frame.replace && frame.id && $("story").querySelector(`li.ui-line[data-region="${CSS.escape(frame.id)}"]`);
+  if (previous) previous.replaceWith(item);
+  else append(item);
+}
+
+// --- the sidebar ------------------------------------------------------------------
+
+function meterRow(label, value, max) {
+  const row = document.createElement("div");
+  row.className = "resource";
+  const name = document.createElement("span");
+  name.textContent = label;
+  const amount = document.createElement("span");
+  amount.textContent = max !== undefined ? `${value}/${max}` : String(value);
+  row.append(name);
+  if (max !== undefined) {
+    const meter = document.createElement("meter");
+    meter.min = 0; meter.max = max; meter.value = value;
+    meter.setAttribute("aria-label", `${label} ${value}/${max}`);
+    row.append(meter);
+  } else {
+    row.append(document.createElement("span"));
+  }
+  row.append(amount);
+  return row;
+}
+
+function avatarImage(avatar, name) {
+  if (!avatar?.hash) { // no portrait: the name's first letter
+    const initial = document.createElement("span");
+    initial.className = "avatar initial";
+    initial.setAttribute("aria-hidden", "true");
+    initial.textContent = (name || "?").slice(0, 1).toUpperCase();
+    return initial;
+  }
+  const image = document.createElement("img");
+  image.className = "avatar";
+  image.alt = name;
+  table.media.url(avatar.hash).then((url) => { image.src = url; }).catch(() => {});
+  return image;
+}
+
+function onState(frame) {
+  if (frame.reset) { $("story").replaceChildren(); table.seen.clear(); }
+  const body = $("character-body");
+  body.replaceChildren();
+  const character = frame.character;
+  if (character) {
+    const title = document.createElement("p");
+    title.append(avatarImage(character.avatar, character.name), ` ${character.name} (${character.system})`);
+    body.append(title);
+    for (const resource of character.resources ?? []) body.append(meterRow(resource.label, resource.value, resource.max));
+    const attributes = document.createElement("div");
+    attributes.className = "attributes";
+    for (const [key, value] of Object.entries(character.attributes ?? {})) {
+      const item = document.createElement("span");
+      item.textContent = `${key} ${value}`;
+      attributes.append(item);
+    }
+    body.append(attributes);
+    if (character.status_effects?.length) {
+      const effects = document.createElement("p");
+      effects.textContent = character.status_effects.join(", ");
+      body.append(effects);
+    }
+  } else {
+    const none = document.createElement("p");
+    none.textContent = t("no-character");
+    body.append(none);
+  }
+
+  const party = $("party");
+  party.replaceChildren();
+  for (const member of frame.party ?? []) {
+    const item = document.createElement("li");
+    item.className = member.online ? "online" : "offline";
+    item.append(avatarImage(member.avatar, member.name));
+    const name = document.createElement("span");
+    name.textContent = member.name + (member.active ? ` (${t("you")})` : "") + (member.ai ? " ⚙" : "");
+    item.append(name);
+    party.append(item);
+  }
+
+  const initiative = frame.initiative ?? [];
+  $("initiative-section").hidden = initiative.length === 0;
+  $("initiative").replaceChildren(
+    ...initiative.map((entry) => {
+      const item = document.createElement("li");
+      item.textContent = `${entry.name} ${entry.value}`;
+      if (entry.current) { item.className = "current"; item.setAttribute("aria-current", "true"); }
+      return item;
+    }),
+  );
+
+  const where = [frame.scene?.name, frame.scene?.focus, frame.clock?.time].filter(Boolean);
+  $("scene").textContent = where.join(" · ");
+
+  table.variables = new Map((frame.variables ?? []).map((entry) => [entry.id, entry]));
+  $("variables-section").hidden = table.variables.size === 0;
+  $("variables").replaceChildren(
+    ...[...table.variables.values()].map((entry) => {
+      const item = document.createElement("li");
+      if (entry.kind === "number" && entry.min !== undefined && entry.max !== undefined) {
+        item.append(meterRow(entry.label, entry.value, entry.max));
+      } else {
+        item.textContent = `${entry.label}: ${entry.value}`;
+      }
+      if (entry.hidden) item.title = "keepers only";
+      return item;
+    }),
+  );
+
+  const pregens = frame.pregens ?? [];
+  $("pregens-section").hidden = pregens.length === 0;
+  $("pregens").replaceChildren(
+    ...pregens.map((pregen) => {
+      const item = document.createElement("li");
+      item.textContent = `${pregen.name} `;
+      if (pregen.claimed_by) {
+        item.append(`(${t("claimed-by")})`);
+      } else {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = t("claim");
+        button.addEventListener("click", () => sendInput(`.pc claim ${pregen.name}`));
+        item.append(button);
+      }
+      return item;
+    }),
+  );
+
+  const usage = frame.usage;
+  $("usage-section").hidden = !(usage && table.you?.role === "keeper");
+  if (usage) {
+    $("usage").textContent = t("context", {
+      used: usage.context_tokens, window: usage.context_window, input: usage.input_tokens, output: usage.output_tokens,
+    });
+  }
+  renderPanels(); // their $var and visible_when read the fresh variables
+}
+
+function renderPanels() {
+  $("panels").replaceChildren(...table.manifest.map((panel) => panelBox(panel, blocks, { open: openWebPanel })));
+}
+
+// A tier-2 panel: its page in a sandboxed frame (scripts, nothing else), fed its files.
+async function openWebPanel(panel, box) {
+  const response = await fetch(await table.media.url(panel.entry.hash));
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", "allow-scripts");
+  frame.title = pick(panel.title);
+  frame.srcdoc = await response.text();
+  box.replaceChildren(box.querySelector("h3"), frame);
+}
+
+// --- media --------------------------------------------------------------------------
+
+function onMedia(frame) {
+  if (!frame.mime?.startsWith("image/") || table.gallery.has(frame.hash)) return;
+  table.gallery.add(frame.hash);
+  const item = document.createElement("li");
+  const image = document.createElement("img");
+  image.alt = frame.name;
+  table.media.url(frame.hash).then((url) => { image.src = url; }).catch(() => {});
+  const portrait = document.createElement("button");
+  portrait.type = "button";
+  portrait.textContent = t("portrait");
+  portrait.addEventListener("click", () => send({ type: "avatar_set", hash: frame.hash }));
+  item.append(image, portrait);
+  $("gallery").append(item);
+}
+
+async function upload(file) {
+  const progress = $("upload-progress");
+  progress.hidden = false;
+  try {
+    await table.media.upload(file, (fraction) => {
+      progress.textContent = t("uploading", { name: file.name, percent: Math.round(fraction * 100) });
+    });
+    progress.textContent = t("uploaded", { name: file.name });
+  } catch (refused) {
+    progress.textContent = t("upload-refused", { name: file.name, message: refused.message });
+  }
+}
+
+// --- the connection ---------------------------------------------------------------
+
+function setConnection(word) {
+  $("connection").textContent = t(word);
+}
+
+function onFrame(frame) {
+  switch (frame.type) {
+    case "welcome": {
+      const [major] = String(frame.protocol).split(".");
+      if (major !== PROTOCOL.split(".")[0]) {
+        showJoinError(t("protocol-mismatch", { client: PROTOCOL, server: frame.protocol }));
+        table.key = "";
+        table.socket.close();
+        return;
+      }
+      table.you = frame.you;
+      table.joined = true;
+      // A reconnect's replay repeats what is drawn already: lines are known by id, and
+      // the dice replayed after a known line are skipped with it, until the first state.
+      table.replaying = $("story").children.length > 0;
+      table.skipEvents = table.replaying;
+      table.retries = 0;
+      $("room-name").textContent = `${frame.room} · ${frame.you.name}`;
+      $("join-screen").hidden = true;
+      $("table-screen").hidden = false;
+      setConnection("connected");
+      send({ type: "input", text: ".help" }); // its answer fills the command hints
+      table.awaitingHelp = true;
+      $("say").focus();
+      break;
+    }
+    case "error":
+      if (String(frame.code).startsWith("media_") && frame.code !== "media_not_found" && table.media.answered(frame)) break;
+      if (!table.joined) { showJoinError(frame.message); table.key = ""; break; }
+      append(systemLine({ text: frame.message, level: "warn" }));
+      break;
+    case "narrative":
+      if (table.awaitingHelp && frame.speaker === "system" && frame.text.includes(".r")) {
+        table.awaitingHelp = false;
+        fillHints(frame.text);
+        break;
+      }
+      if (table.awaitingHelp && frame.speaker === "player" && frame.text === ".help") break;
+      onNarrative(frame);
+      break;
+    case "narrative_delta": onDelta(frame); break;
+    case "system": append(systemLine(frame)); break;
+    case "dice": onDice(frame); break;
+    case "turn_status": onTurnStatus(frame); break;
+    case "state": table.replaying = false; onState(frame); break;
+    case "ui_manifest": table.manifest = frame.panels ?? []; renderPanels(); break;
+    case "ui": onUi(frame); break;
+    case "panel_event":
+      for (const frameElement of document.querySelectorAll(`[data-panel="${CSS.escape(frame.panel)}"] iframe`)) {
+        frameElement.contentWindow?.postMessage({ type: "panel_event", payload: frame.payload }, "*");
+      }
+      break;
+    case "media": onMedia(frame); break;
+    case "media_accept": table.media.answered(frame); break;
+    case "audio_control": table.audio.control(frame); break;
+    case "audio_state": table.audio.state(frame); break;
+    default: break; // presence, pong, admin frames: nothing to draw here
+  }
+}
+
+function fillHints(helpText) {
+  const words = new Set(helpText.match(/(^|\s)\.[a-z]+/gim)?.map((word) => word.trim()) ?? []);
+  $("command-hints").replaceChildren(...[...words].sort().map((word) => Object.assign(document.createElement("option"), { value: word })));
+}
+
+function connect() {
+  setConnection(table.retries ? "reconnecting" : "connecting");
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/`);
+  socket.binaryType = "arraybuffer";
+  table.socket = socket;
+  socket.addEventListener("open", () => {
+    const join = { type: "join", key: table.key, locale: currentLocale(), client: { name: "loreweaver-browser", version: document.body.dataset.serverVersion } };
+    if (table.name) join.name = table.name;
+    socket.send(JSON.stringify(join));
+  });
+  socket.addEventListener("message", (event) => {
+    if (typeof event.data === "string") onFrame(JSON.parse(event.data));
+    else table.media.received(event.data);
+  });
+  socket.addEventListener("close", () => {
+    if (!table.key) return; // refused or left: no retry
+    table.joined = false;
+    table.retries += 1;
+    setConnection("reconnecting");
+    const delay = Math.min(30000, 500 * 2 ** Math.min(table.retries, 6)) * (0.75 + Math.random() / 2);
+    setTimeout(connect, delay);
+  });
+}
+
+function showJoinError(message) {
+  $("join-screen").hidden = false;
+  $("table-screen").hidden = true;
+  $("join-error").textContent = message;
+}
+
+// --- the page -----------------------------------------------------------------------
+
+function start() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const language = fragment.get("lang") || (navigator.language?.startsWith("zh") ? "zh" : "en");
+  $("join-language").value = language === "zh" ? "zh" : "en";
+  setLocale($("join-language").value);
+  if (fragment.get("key")) {
+    $("join-key").value = fragment.get("key");
+    history.replaceState(null, "", location.pathname); // the key leaves the address bar
+  }
+  table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
+  table.audio = new AudioDesk($("audio-layers"), $("audio-unlock"), table.media);
+
+  $("join-language").addEventListener("change", (event) => setLocale(event.target.value));
+  $("join-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    table.key = $("join-key").value.trim();
+    table.name = $("join-name").value.trim();
+    if (!table.key) { $("join-error").textContent = t("key-missing"); return; }
+    $("join-error").textContent = "";
+    connect();
+  });
+  $("say-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = $("say");
+    if (!input.value.trim()) return;
+    table.history.push(input.value);
+    table.historyAt = table.history.length;
+    sendInput(input.value);
+    input.value = "";
+  });
+  $("say").addEventListener("keydown", (event) => {
+    if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+    if (!table.history.length) return;
+    event.preventDefault();
+    table.historyAt = Math.max(0, Math.min(table.history.length, table.historyAt + (event.key === "ArrowUp" ? -1 : 1)));
+    event.target.value = table.history[table.historyAt] ?? "";
+  });
+  $("upload").addEventListener("change", (event) => {
+    for (const file of event.target.files) upload(file);
+    event.target.value = "";
+  });
+  const column = document.querySelector(".story-column");
+  column.addEventListener("dragover", (event) => event.preventDefault());
+  column.addEventListener("drop", (event) => {
+    event.preventDefault();
+    for (const file of event.dataTransfer.files) upload(file);
+  });
+  $("toggle-side").addEventListener("click", (event) => {
+    const open = $("side").classList.toggle("open");
+    event.target.setAttribute("aria-expanded", String(open));
+  });
+  if ($("join-key").value) $("join-form").requestSubmit();
+}
+
+start();

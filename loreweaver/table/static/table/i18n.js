@@ -1,0 +1,72 @@
+// The page's own words in English and Chinese. What the server says arrives already
+// in the language the join asked for.
+const WORDS = {
+  en: {
+    title: "Loreweaver table", key: "Access key", name: "Your name (optional)", language: "Language",
+    join: "Join the table", skip: "Skip to the input", sheet: "Sheet", story: "Story",
+    "say-label": "What do you do?", "say-placeholder": "What do you do? (.help for commands)",
+    upload: "Upload a file", send: "Send", character: "Character", party: "Party",
+    initiative: "Initiative", scene: "Scene", variables: "Module", pregens: "Characters to claim",
+    usage: "Model usage", gallery: "Pictures", audio: "Sound", "audio-on": "Turn sound on",
+    connecting: "Connecting…", connected: "Connected", reconnecting: "Connection lost, reconnecting…",
+    busy: "{actor}: the Keeper is thinking…", "busy-activity": "{actor}: the Keeper is {activity}…",
+    reading: "reading", dice: "rolling", cast: "voicing someone", bookkeeping: "keeping notes",
+    "busy-timeout": "No answer for a while; the Keeper may still be working.",
+    keeper: "Keeper", you: "you", "no-character": "No character yet: try .coc or .dnd.",
+    claim: "Claim", "claimed-by": "claimed", portrait: "Set as my portrait", open: "Open",
+    uploading: "Uploading {name}… {percent}%", uploaded: "{name} is in the room.",
+    "upload-refused": "{name} was not uploaded: {message}", "bad-hash": "A file did not match its hash.",
+    "protocol-mismatch": "This page speaks protocol {client}; the server speaks {server}. Refusing to play.",
+    "key-missing": "Paste the access key your keeper gave you.", volume: "{layer} volume",
+    bgm: "Music", ambience: "Ambience", sfx: "Effects", "scripts-off": "This panel runs in the rich client only.",
+    context: "context {used} of {window} tokens; in {input}, out {output}",
+  },
+  zh: {
+    title: "Loreweaver 桌面", key: "访问密钥", name: "你的名字（可选）", language: "语言",
+    join: "加入桌面", skip: "跳到输入框", sheet: "角色卡", story: "故事",
+    "say-label": "你要做什么？", "say-placeholder": "你要做什么？（输入 .help 查看指令）",
+    upload: "上传文件", send: "发送", character: "角色", party: "队伍",
+    initiative: "先攻", scene: "场景", variables: "模组", pregens: "可认领的角色",
+    usage: "模型用量", gallery: "图片", audio: "声音", "audio-on": "打开声音",
+    connecting: "正在连接…", connected: "已连接", reconnecting: "连接中断，正在重连…",
+    busy: "{actor}：守秘人正在思考…", "busy-activity": "{actor}：守秘人正在{activity}…",
+    reading: "查阅", dice: "掷骰", cast: "扮演角色", bookkeeping: "记录",
+    "busy-timeout": "许久没有回应；守秘人可能仍在处理。",
+    keeper: "守秘人", you: "你", "no-character": "还没有角色：试试 .coc 或 .dnd。",
+    claim: "认领", "claimed-by": "已被认领", portrait: "设为我的头像", open: "打开",
+    uploading: "正在上传 {name}… {percent}%", uploaded: "{name} 已上传到房间。",
+    "upload-refused": "{name} 未能上传：{message}", "bad-hash": "有文件与它的哈希不符。",
+    "protocol-mismatch": "本页面使用协议 {client}，服务器使用 {server}。拒绝连接。",
+    "key-missing": "请粘贴守秘人给你的访问密钥。", volume: "{layer}音量",
+    bgm: "音乐", ambience: "环境音", sfx: "音效", "scripts-off": "此面板只在富客户端中运行。",
+    context: "上下文 {used}/{window} 词元；输入 {input}，输出 {output}",
+  },
+};
+
+let locale = "en";
+
+export function setLocale(next) {
+  locale = WORDS[next] ? next : "en";
+  document.documentElement.lang = locale === "zh" ? "zh-Hans" : "en";
+  for (const element of document.querySelectorAll("[data-i18n]")) {
+    element.textContent = t(element.dataset.i18n);
+  }
+  for (const element of document.querySelectorAll("[data-i18n-placeholder]")) {
+    element.placeholder = t(element.dataset.i18nPlaceholder);
+  }
+}
+
+export function currentLocale() {
+  return locale;
+}
+
+export function t(word, values = {}) {
+  const text = WORDS[locale][word] ?? WORDS.en[word] ?? word;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+// A `{en, zh}` label (panels, pack titles) in the page's language.
+export function pick(label) {
+  if (label && typeof label === "object") return label[locale] ?? label.en ?? Object.values(label)[0] ?? "";
+  return label ?? "";
+}

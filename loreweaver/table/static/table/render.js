@@ -1,0 +1,209 @@
+// Turning frames into the page: story lines, dice cards, `ui` blocks (the performance
+// templates included) and module panels. Every text goes in as text, never as HTML.
+import { evaluate } from "./conditions.js";
+import { pick, t } from "./i18n.js";
+import { renderMarkdown } from "./markdown.js";
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+export function storyLine(frame) {
+  const item = element("li", frame.speaker === "kp" ? "kp" : frame.speaker);
+  item.dataset.id = frame.id ?? "";
+  const who = frame.speaker === "kp" ? frame.name || t("keeper") : frame.name;
+  if (who && frame.speaker !== "system") item.append(element("span", "who", who));
+  const body = element("div", "text");
+  if (frame.format === "markdown") body.append(renderMarkdown(frame.text));
+  else body.textContent = frame.text;
+  item.append(body);
+  return item;
+}
+
+export function systemLine(frame) {
+  const item = element("li", `system ${frame.level === "warn" ? "warn" : ""}`);
+  item.append(renderMarkdown(frame.text));
+  return item;
+}
+
+function diceSide(side) {
+  const part = element("span", "side");
+  part.textContent = `${side.name ?? ""} ${side.skill ?? ""} ${side.total ?? ""}/${side.target ?? ""}`.trim();
+  return part;
+}
+
+export function diceCard(frame) {
+  const item = element("li", "dice-line");
+  const card = element("div", "dice");
+  const outcome = frame.outcome ?? {};
+  if (outcome.success === true) card.classList.add("success");
+  if (outcome.success === false) card.classList.add("failure");
+  if (outcome.critical) card.classList.add("critical");
+  if (outcome.fumble) card.classList.add("fumble");
+  if (outcome.tier !== undefined) card.dataset.tier = String(outcome.tier);
+  card.setAttribute("role", "group");
+  const what = frame.skill || frame.expr;
+  card.setAttribute("aria-label", `${frame.actor}: ${what} ${frame.total} ${outcome.label ?? ""}`.trim());
+  card.append(element("span", "who", frame.actor));
+  card.append(element("span", "what", what));
+  card.append(element("span", "total", frame.total));
+  if (frame.target !== undefined) card.append(element("span", "target", `/ ${frame.target}`));
+  if (outcome.label) card.append(element("span", "label", outcome.label));
+  if (frame.kind === "opposed" && frame.detail) {
+    for (const side of [frame.detail.left, frame.detail.right]) if (side) card.append(diceSide(side));
+  }
+  if (Array.isArray(frame.rolls) && frame.rolls.length > 1) card.append(element("span", "rolls", `[${frame.rolls.join(", ")}]`));
+  item.append(card);
+  return item;
+}
+
+// --- ui blocks --------------------------------------------------------------------
+
+export class Blocks {
+  /** `send(text)` sends an input line; `picture(hash)` resolves to an object URL;
+   *  `variables()` gives the viewer's own variables by id. */
+  constructor({ send, picture, variables, intent }) {
+    this.send = send;
+    this.picture = picture;
+    this.variables = variables;
+    this.intent = intent;
+  }
+
+  // A template value: `{$var: id}` read from the viewer's variables, `{$leaf: ...}` from a repeat.
+  value(value, leaf) {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      if ("$var" in value) {
+        const found = this.variables().get(value.$var);
+        return found === undefined ? "" : found.value;
+      }
+      if ("$leaf" in value) return leaf ? leaf[value.$leaf] : "";
+      return pick(value);
+    }
+    return value;
+  }
+
+  render(blocks, { panel = null, leaf = null } = {}) {
+    const box = element("div", "ui");
+    for (const block of blocks ?? []) {
+      for (const node of this.block(block, panel, leaf)) box.append(node);
+    }
+    return box;
+  }
+
+  visible(block) {
+    if (block.visible_when === undefined) return true;
+    const values = new Map(); // a Map: an id like "__proto__" is just an id
+    for (const [id, variable] of this.variables()) values.set(id, variable.value);
+    return evaluate(block.visible_when, values);
+  }
+
+  block(block, panel, leaf) {
+    if (!block || typeof block !== "object" || !this.visible(block)) return [];
+    if (block.repeat) {
+      const { prefix, block: inner } = block.repeat;
+      const nodes = [];
+      for (const [id, variable] of this.variables()) {
+        if (id.startsWith(prefix)) nodes.push(...this.block(inner, panel, { id, label: variable.label, value: variable.value }));
+      }
+      return nodes;
+    }
+    const v = (name) => this.value(block[name], leaf);
+    switch (block.kind) {
+      case "meter": {
+        const row = element("div", "resource");
+        const meter = element("meter");
+        meter.min = Number(v("min")); meter.max = Number(v("max")); meter.value = Number(v("value"));
+        meter.setAttribute("aria-label", String(v("label")));
+        row.append(element("span", "", v("label")), meter, element("span", "", `${v("value")}/${v("max")}`));
+        return [row];
+      }
+      case "stat": return [element("div", "stat", `${v("label")}: ${v("value")}`)];
+      case "badge": return [element("span", `badge ${block.tone ?? "info"}`, v("label"))];
+      case "text": return [element("p", block.style ?? "", v("text"))];
+      case "divider": return [element("hr")];
+      case "choices": {
+        const row = element("div", "choices");
+        row.setAttribute("role", "group");
+        if (block.prompt) row.setAttribute("aria-label", String(v("prompt")));
+        if (block.prompt) row.append(element("span", "prompt", v("prompt")));
+        for (const option of block.options ?? []) {
+          const button = element("button", "choice", this.value(option.label, leaf));
+          button.type = "button";
+          button.addEventListener("click", () => {
+            if (panel) this.intent(panel, "choice", option.input);
+            else this.send(option.input);
+          });
+          row.append(button);
+        }
+        return [row];
+      }
+      case "image": {
+        const figure = element("figure", "picture");
+        const image = element("img", "picture");
+        image.alt = String(v("alt") || v("caption") || "");
+        this.picture(block.hash).then((url) => { image.src = url; }).catch(() => {});
+        figure.append(image);
+        if (block.caption) figure.append(element("figcaption", "", v("caption")));
+        return [figure];
+      }
+      case "letter": {
+        const letter = element("article", "letter");
+        letter.setAttribute("aria-label", "letter");
+        if (block.date) letter.append(element("div", "meta", v("date")));
+        if (block.to) letter.append(element("div", "meta", v("to")));
+        letter.append(element("div", "body", v("body")));
+        if (block.from) letter.append(element("div", "meta from", `— ${v("from")}`));
+        return [letter];
+      }
+      case "clipping": {
+        const clipping = element("article", "clipping");
+        clipping.append(element("h3", "", v("headline")));
+        if (block.source || block.date) clipping.append(element("div", "meta", [v("source"), v("date")].filter(Boolean).join(", ")));
+        clipping.append(element("p", "", v("body")));
+        return [clipping];
+      }
+      case "title_card": {
+        const card = element("section", "title-card");
+        if (block.act) card.append(element("div", "act", v("act")));
+        card.append(element("h3", "", v("title")));
+        if (block.subtitle) card.append(element("div", "subtitle", v("subtitle")));
+        return [card];
+      }
+      case "map_pin": {
+        const map = element("figure", "map");
+        const image = element("img");
+        image.alt = String(v("label"));
+        this.picture(block.hash).then((url) => { image.src = url; }).catch(() => {});
+        const pin = element("span", "pin", v("label"));
+        pin.style.left = `${Number(v("x")) * 100}%`;
+        pin.style.top = `${Number(v("y")) * 100}%`;
+        map.append(image, pin);
+        if (block.note) map.append(element("figcaption", "", v("note")));
+        return [map];
+      }
+      default:
+        return []; // an unknown kind: drawn as nothing, as the protocol asks
+    }
+  }
+}
+
+export function panelBox(panel, blocks, { open }) {
+  const box = element("section", "panel");
+  box.dataset.panel = panel.id;
+  box.setAttribute("aria-label", pick(panel.title));
+  box.append(element("h3", "", pick(panel.title)));
+  if (panel.tier === 2) {
+    const fallback = panel.fallback ? blocks.render(panel.fallback, { panel: panel.id }) : element("p", "", t("scripts-off"));
+    box.append(fallback);
+    const button = element("button", "", t("open"));
+    button.type = "button";
+    button.addEventListener("click", () => open(panel, box));
+    box.append(button);
+  } else {
+    box.append(blocks.render(panel.blocks, { panel: panel.id }));
+  }
+  return box;
+}
