@@ -78,6 +78,12 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
         join_page = browser.new_page(viewport=viewport)
         join_page.goto(offline_server.ws_url.replace("ws://", "http://"))
         join_page.screenshot(path=str(SCREENS / f"join-{width}.png"))
+    chinese = browser.new_page(viewport=PHONE)
+    chinese.goto(offline_server.ws_url.replace("ws://", "http://") + "#lang=zh")
+    assert chinese.locator("#join-form button[type=submit]").inner_text() == "加入桌面"
+    assert chinese.locator("html").get_attribute("lang") == "zh-Hans"
+    chinese.screenshot(path=str(SCREENS / "join-phone-zh.png"))
+    chinese.close()
     join_page.fill("#join-key", "not-a-key")
     join_page.click("button[type=submit]")
     join_page.locator("#join-error").filter(has_text=re.compile(".+")).wait_for()
@@ -141,3 +147,39 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
     for seat in (kay, pip, lee):
         assert seat.errors == [], f"{seat.name}: {seat.errors}"
         seat.context.close()
+
+
+def test_a_keeper_invites_a_player_from_the_keeper_screens(browser, offline_server, room):
+    env = offline_server.env
+    kay = Seat(browser, offline_server, env.mint(room, "Kay", "keeper"), DESKTOP, "keeper")
+    pip = Seat(browser, offline_server, env.mint(room, "Pip"), PHONE, "phone")
+    assert pip.page.locator("#open-keeper").is_hidden(), "a player has no keeper screens"
+
+    kay.page.click("#open-keeper")
+    dialog = kay.page.locator("#keeper-screens")
+    dialog.locator(".keys li", has_text="keeper").first.wait_for()
+    dialog.locator("input[id^=k-]").first.fill("Newcomer")
+    dialog.locator("button[type=submit]", has_text="Mint").click()
+    link = dialog.locator("#invite-link")
+    link.wait_for()
+    invite = link.input_value()
+    assert "/#key=" in invite
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for screen in ("invites", "model", "backups", "skills", "rules", "panels", "audio"):
+        if screen != "invites":
+            dialog.locator(f"[data-screen={screen}]").click()
+        dialog.locator(f"[data-screen={screen}][aria-selected=true]").wait_for()
+        if screen == "model":
+            assert dialog.locator("input[type=password]").get_attribute("autocomplete") == "new-password"
+        kay.page.screenshot(path=str(SCREENS / f"keeper-{screen}-desktop.png"))
+    dialog.locator("[data-screen=invites]").click()
+    assert dialog.locator("#invite-link").count() == 0, "a minted key is shown once"
+    kay.page.click("#keeper-close")
+
+    newcomer = browser.new_context(viewport=PHONE).new_page()
+    newcomer.set_default_timeout(TIMEOUT)
+    newcomer.goto(invite)
+    newcomer.locator("#room-name", has_text="Newcomer").wait_for()
+    assert "#key=" not in newcomer.url, "the key leaves the address bar"
+    newcomer.screenshot(path=str(SCREENS / "table-newcomer-phone.png"))
+    assert kay.errors == [] and pip.errors == []

@@ -7,6 +7,7 @@
 // connection is retried with backoff and joined again with the same key.
 import { AudioDesk } from "./audio.js";
 import { currentLocale, pick, setLocale, t } from "./i18n.js";
+import { KeeperScreens } from "./keeper.js";
 import { MediaChannel } from "./media.js";
 import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
 
@@ -319,6 +320,7 @@ function setConnection(word) {
 }
 
 function onFrame(frame) {
+  if (table.keeper.frame(frame)) return;
   switch (frame.type) {
     case "welcome": {
       const [major] = String(frame.protocol).split(".");
@@ -336,6 +338,8 @@ function onFrame(frame) {
       table.skipEvents = table.replaying;
       table.retries = 0;
       $("room-name").textContent = `${frame.room} · ${frame.you.name}`;
+      table.room = frame.room;
+      $("open-keeper").hidden = frame.you.role !== "keeper";
       $("join-screen").hidden = true;
       $("table-screen").hidden = false;
       setConnection("connected");
@@ -427,6 +431,8 @@ function start() {
   }
   table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
   table.audio = new AudioDesk($("audio-layers"), $("audio-unlock"), table.media);
+  table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room });
+  $("open-keeper").addEventListener("click", () => table.keeper.open());
 
   $("join-language").addEventListener("change", (event) => setLocale(event.target.value));
   $("join-form").addEventListener("submit", (event) => {

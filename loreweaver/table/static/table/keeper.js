@@ -1,0 +1,189 @@
+// The keeper's screens, over the same connection with the admin frames (the server
+// answers them only for a keeper): invites, the model, backups and resets, skills,
+// rule systems, module panels and the audio desk.
+import { t } from "./i18n.js";
+
+function node(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "on") for (const [event, handler] of Object.entries(value)) element.addEventListener(event, handler);
+    else if (name === "text") element.textContent = value;
+    else element.setAttribute(name, value);
+  }
+  element.append(...children);
+  return element;
+}
+
+function labelled(text, input) {
+  const id = `k-${Math.random().toString(36).slice(2, 9)}`;
+  input.id = id;
+  return [node("label", { for: id, text }), input];
+}
+
+export class KeeperScreens {
+  /** `send(frame)` sends a frame; `say(text)` sends a line as typed. */
+  constructor({ send, say, room }) {
+    this.send = send;
+    this.say = say;
+    this.room = room;
+    this.audio = new Map(); // hash -> audio library item
+    this.dialog = document.getElementById("keeper-screens");
+    this.body = document.getElementById("keeper-body");
+    this.status = document.getElementById("keeper-status");
+    this.current = "invites";
+    for (const tab of this.dialog.querySelectorAll("[data-screen]")) {
+      tab.addEventListener("click", () => this.show(tab.dataset.screen));
+    }
+    document.getElementById("keeper-close").addEventListener("click", () => this.dialog.close());
+  }
+
+  open() {
+    if (!this.dialog.open) this.dialog.showModal();
+    this.show(this.current);
+  }
+
+  show(screen) {
+    this.current = screen;
+    for (const tab of this.dialog.querySelectorAll("[data-screen]")) {
+      tab.setAttribute("aria-selected", String(tab.dataset.screen === screen));
+    }
+    this.status.textContent = "";
+    this.body.replaceChildren();
+    const requests = {
+      invites: { type: "admin_list_keys" },
+      model: { type: "admin_get_config" },
+      skills: { type: "admin_list_skills" },
+      rules: { type: "admin_list_rules" },
+    };
+    if (requests[screen]) this.send(requests[screen]);
+    if (screen === "backups") this.backups();
+    if (screen === "panels") this.panels();
+    if (screen === "audio") this.desk();
+  }
+
+  // A frame for the keeper's screens; true when it was one.
+  frame(frame) {
+    switch (frame.type) {
+      case "admin_keys": if (this.current === "invites") this.invites(frame); return true;
+      case "admin_config": if (this.current === "model") this.model(frame); return true;
+      case "admin_skills": if (this.current === "skills") this.skills(frame); return true;
+      case "admin_rules": if (this.current === "rules") this.rules(frame); return true;
+      case "admin_room_op":
+        this.status.textContent = t("room-op", { action: frame.action, path: frame.path ?? "", rows: frame.store_rows });
+        return true;
+      case "admin_error": this.status.textContent = frame.message || frame.code; return true;
+      case "audio_library_item": this.audio.set(frame.hash, frame); if (this.current === "audio") this.desk(); return false;
+      default: return false;
+    }
+  }
+
+  invites(frame) {
+    const rows = frame.keys.map((key) => {
+      const name = node("input", { value: key.name, "aria-label": t("rename") });
+      return node("li", {},
+        node("span", { text: `${key.key_masked} · ` }),
+        name,
+        node("button", { type: "button", text: t("rename"), on: { click: () => this.send({ type: "admin_update_key", id: key.id, name: name.value }) } }),
+        node("button", {
+          type: "button",
+          text: key.role === "keeper" ? t("make-player") : t("make-keeper"),
+          on: { click: () => this.send({ type: "admin_update_key", id: key.id, role: key.role === "keeper" ? "player" : "keeper" }) },
+        }),
+        node("button", { type: "button", text: t("delete"), on: { click: () => this.send({ type: "admin_delete_key", id: key.id }) } }),
+        node("span", { text: ` ${key.role}` }),
+      );
+    });
+    const newName = node("input", { maxlength: "64" });
+    const newRole = node("select", {}, node("option", { value: "player", text: "player" }), node("option", { value: "keeper", text: "keeper" }));
+    const form = node("form", { class: "mint", on: { submit: (event) => {
+      event.preventDefault();
+      this.send({ type: "admin_mint_key", name: newName.value.trim(), role: newRole.value });
+    } } }, ...labelled(t("key-name"), newName), ...labelled(t("role"), newRole), node("button", { type: "submit", text: t("mint") }));
+    this.body.replaceChildren(node("ul", { class: "keys" }, ...rows), form);
+    if (frame.minted) {
+      // The new key is shown this once: as an invite link, selectable whole, with a copy button.
+      const link = `${location.origin}/#key=${encodeURIComponent(frame.minted.key)}`;
+      const field = node("input", { id: "invite-link", readonly: "", value: link, "aria-label": t("invite") });
+      field.addEventListener("focus", () => field.select());
+      const copy = node("button", { type: "button", text: t("copy"), on: { click: async () => {
+        field.select();
+        try { await navigator.clipboard.writeText(link); this.status.textContent = t("copied"); } catch { document.execCommand?.("copy"); }
+      } } });
+      this.body.append(node("div", { class: "minted", role: "status" },
+        node("p", { text: t("minted", { name: frame.minted.name, role: frame.minted.role }) }), field, copy));
+    }
+  }
+
+  model(frame) {
+    const provider = node("select", {}, ...frame.providers.map((id) => node("option", { value: id, text: id })));
+    provider.value = frame.provider;
+    const chatModel = node("input", { value: frame.chat_model ?? "" });
+    const baseUrl = node("input", { value: frame.base_url ?? "", type: "url" });
+    const key = node("input", { type: "password", autocomplete: "new-password", placeholder: frame.api_key_masked || "" });
+    const form = node("form", { class: "model", on: { submit: (event) => {
+      event.preventDefault();
+      const change = { type: "admin_set_model", provider: provider.value, chat_model: chatModel.value.trim() };
+      if (baseUrl.value.trim() !== (frame.base_url ?? "")) change.base_url = baseUrl.value.trim();
+      if (key.value) change.api_key = key.value;
+      this.send(change);
+      key.value = "";
+    } } },
+    ...labelled(t("provider"), provider), ...labelled(t("chat-model"), chatModel), ...labelled(t("endpoint"), baseUrl),
+    ...labelled(t("api-key"), key), node("button", { type: "submit", text: t("save") }));
+    const note = frame.using_demo ? node("p", { text: t("offline-keeper") }) : "";
+    this.body.replaceChildren(form, note);
+  }
+
+  skills(frame) {
+    this.body.replaceChildren(node("ul", { class: "skills" }, ...frame.skills.map((skill) => {
+      const box = node("input", { type: "checkbox" });
+      box.checked = skill.enabled;
+      box.addEventListener("change", () => this.send({ type: "admin_enable_skill", id: skill.id, on: box.checked }));
+      return node("li", {}, ...labelled(`${skill.name}: ${skill.description}`, box).reverse());
+    })));
+  }
+
+  rules(frame) {
+    this.body.replaceChildren(node("ul", {}, ...frame.systems.map((system) =>
+      node("li", { text: `${system.id}${system.built_in ? ` (${t("built-in")})` : ""}` }))));
+  }
+
+  backups() {
+    const scope = node("select", {}, ...["story", "chars", "all"].map((id) => node("option", { value: id, text: t(`scope-${id}`) })));
+    const path = node("input", { placeholder: "room-….json" });
+    this.body.replaceChildren(
+      node("button", { type: "button", text: t("export"), on: { click: () => this.send({ type: "admin_export_room", room: this.room() }) } }),
+      node("form", { on: { submit: (event) => {
+        event.preventDefault();
+        if (path.value.trim()) this.send({ type: "admin_import_room", path: path.value.trim(), room: this.room() });
+      } } }, ...labelled(t("backup-file"), path), node("button", { type: "submit", text: t("import") })),
+      node("form", { on: { submit: (event) => {
+        event.preventDefault();
+        if (confirm(t("reset-confirm"))) this.send({ type: "admin_reset_room", room: this.room(), scope: scope.value });
+      } } }, ...labelled(t("reset-scope"), scope), node("button", { type: "submit", text: t("reset") })),
+    );
+  }
+
+  panels() {
+    const pack = node("input", { placeholder: "harbour-clues" });
+    const act = (word) => () => { if (pack.value.trim()) this.say(`.panels ${word} ${pack.value.trim()}`); };
+    this.body.replaceChildren(
+      node("p", { text: t("panels-help") }),
+      ...labelled(t("pack-id"), pack),
+      node("button", { type: "button", text: t("enable"), on: { click: act("enable") } }),
+      node("button", { type: "button", text: t("disable"), on: { click: act("disable") } }),
+      node("button", { type: "button", text: t("list"), on: { click: () => this.say(".panels list") } }),
+    );
+  }
+
+  desk() {
+    const rows = [...this.audio.values()].map((item) => {
+      const name = item.title || item.name;
+      return node("li", {}, node("span", { text: `${name} ` }),
+        ...["bgm", "ambience"].map((layer) => node("button", { type: "button", text: `${t(layer)} ▶`, on: { click: () => this.say(`.${layer} play ${item.hash.slice(0, 12)} --loop`) } })),
+        node("button", { type: "button", text: `${t("sfx")} ▶`, on: { click: () => this.say(`.sfx ${item.hash.slice(0, 12)}`) } }));
+    });
+    const stops = ["bgm", "ambience"].map((layer) => node("button", { type: "button", text: `${t(layer)} ■`, on: { click: () => this.say(`.${layer} stop`) } }));
+    this.body.replaceChildren(node("ul", { class: "desk" }, ...rows), node("p", {}, ...stops));
+  }
+}
