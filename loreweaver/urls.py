@@ -1,12 +1,14 @@
-"""HTTP routes: the browser table at `/` (its WebSocket is at `/` too) and the operator
-console."""
+"""HTTP routes: the browser table at `/` (its WebSocket is at `/` too), the operator
+console, and the SideQuest contract's one REST endpoint (its WebSocket is `/ws`)."""
 
 from django.contrib import admin
 from django.urls import path
 
 from loreweaver.table.views import table_page
+from loreweaver.wire.sidequest import genres_view
 
 urlpatterns = [
     path("", table_page, name="table"),
     path("admin/", admin.site.urls),
+    path("api/genres", genres_view, name="sidequest-genres"),
 ]

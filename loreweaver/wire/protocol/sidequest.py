@@ -1,0 +1,53 @@
+"""The SideQuest contract's client messages, validated before anything acts on them
+(`loreweaver/wire/sidequest.py` is the carrier that speaks it): `{type, payload,
+player_id}`, with the payloads this server reads. Text is capped as on the other
+carrier."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MAX_ACTION_CHARS = 2000
+_Text = Annotated[str, StringConstraints(max_length=MAX_ACTION_CHARS)]
+_Name = Annotated[str, StringConstraints(max_length=64)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+
+class Connect(_Strict):
+    event: Literal["connect"]
+    player_name: _Name = ""
+    genre: _Name = ""
+    world: _Name = ""
+    key: Annotated[str, StringConstraints(max_length=256)] | None = None
+
+
+class Action(_Strict):
+    action: _Text
+    aside: bool = False
+
+
+class Creation(_Strict):
+    phase: _Name = ""
+    choice: _Text = ""
+
+
+class Envelope(_Strict):
+    type: Literal["PLAYER_ACTION", "SESSION_EVENT", "CHARACTER_CREATION", "VOICE_SIGNAL", "JOURNAL_REQUEST"]
+    payload: dict = Field(default_factory=dict)
+    player_id: str = ""
+
+
+_PAYLOADS = {"SESSION_EVENT": Connect, "PLAYER_ACTION": Action, "CHARACTER_CREATION": Creation}
+
+
+def parse(text: str) -> Connect | Action | Creation | None:
+    """The message in `text`, its payload validated (None: a type this server keeps
+    nothing of); raises pydantic's ValidationError naming what is wrong."""
+    envelope = Envelope.model_validate_json(text)
+    model = _PAYLOADS.get(envelope.type)
+    return model.model_validate(envelope.payload) if model else None

@@ -1,0 +1,483 @@
+"""The SideQuest contract: a second protocol over the same tables (docs/sidequest.md).
+
+A SideQuest client speaks `{type, payload, player_id}` messages on `/ws`. This module
+is its carrier: it turns the client's messages into loreweaver frames for a
+`SessionCore` (so the key check, the room's turn, rate limits, replay, presence and
+every table rule are the same ones), and the session's frames back into the
+contract's messages. A SideQuest player and a loreweaver player at one table see one
+story.
+
+The contract has no credential; this server admits nobody without a key: it comes as
+`payload.key` of the connect, or the `key` query parameter of the URL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+from pydantic import ValidationError
+
+from keeper import characters
+from keeper.models import TableSettings
+from keeper.rules.packs import catalog
+from loreweaver.wire import hub
+from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
+from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
+
+log = logging.getLogger(__name__)
+
+# The join errors after which the socket closes (the contract's "reconnect_required").
+_FATAL = ("bad_key", "join_timeout", "too_many_connections")
+
+
+def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
+    """One contract message, serialized."""
+    return json.dumps({"type": kind, "payload": payload or {}, "player_id": player_id}, ensure_ascii=False)
+
+
+@require_GET
+def genres_view(request: HttpRequest) -> JsonResponse:
+    """`GET /api/genres`."""
+    return JsonResponse(genres())
+
+
+def genres() -> dict[str, dict[str, list[str]]]:
+    """`GET /api/genres`: every rule system, each with the worlds a connect may name
+    (the server's modules; a keyed join plays its key's room whatever it names)."""
+    from keeper import modules
+
+    worlds = [name.rsplit(".", 1)[0] for name in modules.available()]
+    return {system: {"worlds": worlds} for system in catalog().packs}
+
+
+# --- creation ---------------------------------------------------------------------
+
+PRONOUNS = ("she/her", "he/him", "they/them")
+
+
+def _scene(index: int) -> dict:
+    prompts = (
+        ("What is your character's name?", []),
+        ("Which pronouns does your character use?", [{"label": p, "description": ""} for p in PRONOUNS]),
+        ("Tell us where your character comes from, in a few sentences.", []),
+    )
+    prompt, choices = prompts[index]
+    return {
+        "phase": "scene",
+        "scene_index": index + 1,
+        "total_scenes": len(prompts),
+        "prompt": prompt,
+        "choices": choices,
+        "allows_freeform": True,
+        "input_type": "text",
+    }
+
+
+def _make_character(room_id: int, member_id: str, name: str, pronouns: str, backstory: str) -> dict:
+    """The character a finished creation makes (the rule system's values rolled), as
+    `.st` shows it to a loreweaver client."""
+    system = TableSettings.of(room_id).system
+    character = characters.character_create(room_id=room_id, member_id=member_id, system=system, name=name)
+    character.background = f"Pronouns: {pronouns}\n{backstory}".strip()[:4000]
+    character.save(update_fields=["background"])
+    hp = next((r for r in characters.resources_for(character, "en") if r["id"] == "hp"), {})
+    return {
+        "name": character.name,
+        "hp": hp.get("value", 0),
+        "max_hp": hp.get("max", hp.get("value", 0)),
+        "level": 1,
+        "class": system,
+        "statuses": list(character.status_effects),
+        "inventory": [],
+        "stats": dict(character.attributes),
+        "pronouns": pronouns,
+        "backstory": backstory,
+    }
+
+
+# --- from the table's frames to the contract's messages ---------------------------
+
+
+def _resource(entry: dict, resource_id: str) -> dict:
+    return next((r for r in entry.get("resources") or [] if r.get("id") == resource_id), {})
+
+
+def _character_state(character: dict) -> dict:
+    hp = _resource(character, "hp")
+    return {
+        "name": character.get("name", ""),
+        "hp": hp.get("value", 0),
+        "max_hp": hp.get("max", hp.get("value", 0)),
+        "level": 1,
+        "class": character.get("system", ""),
+        "statuses": list(character.get("status_effects") or []),
+        "inventory": [],
+    }
+
+
+def state_delta(state: dict | None) -> dict:
+    """The contract's state delta from a loreweaver `state`: where the party is, and
+    the viewer's own character."""
+    if not state:
+        return {}
+    delta: dict[str, Any] = {}
+    if state.get("scene", {}).get("name"):
+        delta["location"] = state["scene"]["name"]
+    if state.get("character"):
+        delta["characters"] = [_character_state(state["character"])]
+    return delta
+
+
+def dice_line(frame: dict) -> str:
+    """A roll, as a line of the narration."""
+    what = frame.get("skill") or frame.get("expr") or ""
+    line = f"{frame.get('actor', '')} rolls {what}: {frame.get('total', '')}"
+    if frame.get("target") is not None:
+        line += f"/{frame['target']}"
+    label = (frame.get("outcome") or {}).get("label")
+    return line + (f" ({label})" if label else "")
+
+
+class SideQuestConsumer(AsyncWebsocketConsumer):
+    """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
+    contract on the client's side."""
+
+    label = "sidequest"
+    channel_layer_alias = "__session_listens_itself__"
+
+    @property
+    def peer(self) -> str:
+        """The client's address, for the wrong-key throttle."""
+        client = self.scope.get("client")
+        return str(client[0]) if client else "unknown"
+
+    async def connect(self) -> None:
+        await self.accept()
+        self.session = SessionCore(self)
+        self.connected = False
+        self.joined = False
+        self.name = ""
+        self.state: dict | None = None
+        self.scene = ""
+        self.in_combat = False
+        self.mine: str | None = None  # my action while its turn runs
+        self.mine_seen = False
+        self.keeper_turn = False
+        self.rolls: list[str] = []
+        self.creation: dict | None = None
+        self.you: dict = {}
+        self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
+        await self.session.open()
+
+    async def disconnect(self, code: int) -> None:
+        await self.session.closed()
+
+    async def admitted(self) -> None:
+        """Nothing to lift: this carrier holds its own caps."""
+
+    # --- the client's messages --------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        limit = TEXT_FRAME_LIMIT if self.joined else PRE_JOIN_LIMIT
+        if text_data is None or len(text_data) > limit:
+            await self._error(f"A message must be one JSON text of at most {limit} bytes.")
+            return
+        try:
+            parsed = parse(text_data)
+            if isinstance(parsed, Connect):
+                await self._connect(parsed)
+            elif not self.connected:
+                await self._error("Send SESSION_EVENT connect first.", reconnect_required=True)
+            elif isinstance(parsed, Action):
+                await self._action(parsed)
+            elif isinstance(parsed, Creation):
+                await self._create(parsed)
+            # VOICE_SIGNAL and JOURNAL_REQUEST: nothing this server keeps.
+        except ValidationError as invalid:
+            first = invalid.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "message"
+            await self._error(f"Not a valid message: {where}: {first['msg']}")
+
+    async def _connect(self, connect: Connect) -> None:
+        if self.connected:
+            await self._error("Already connected.")
+            return
+        key = connect.key or self.query_key
+        if not key:
+            await self._error("This server admits players with an access key (payload.key or ?key=).")
+            await self.close()
+            return
+        self.connected, self.name = True, connect.player_name.strip()
+        join: dict = {"type": "join", "key": key, "client": {"name": "sidequest", "version": "1"}}
+        if self.name:
+            join["name"] = self.name
+        await self.session.receive_text(json.dumps(join))
+
+    async def _action(self, action: Action) -> None:
+        text = action.action.strip()
+        if not text:
+            await self._error("An action needs some text.")
+            return
+        if action.aside:
+            # Out of character: shown to the table as said, never narrated.
+            text = f"(( {text} ))"
+        elif text.startswith("/"):
+            await self._slash(text)
+            return
+        self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []
+        await self._send(message("THINKING"))
+        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
+
+    async def _slash(self, text: str) -> None:
+        word, _sep, rest = text[1:].partition(" ")
+        word, rest = word.lower(), rest.strip()
+        character = (self.state or {}).get("character") or {}
+        location = ((self.state or {}).get("scene") or {}).get("name", "")
+        if word == "status":
+            await self._send(message("CHARACTER_SHEET", self._sheet(character)))
+        elif word == "inventory":
+            await self._send(message("INVENTORY", {"items": [], "gold": 0}))
+        elif word == "map":
+            await self._send(message("MAP_UPDATE", self._map(location)))
+        elif word == "help":
+            await self._narrate(
+                "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; keepers: "
+                "/gm set <variable> <value>, /gm spawn <npc>. Dot commands work too: .r 1d20, .help."
+            )
+        elif word == "tone":
+            await self._narrate("This table has no tone axes; the Keeper follows the story.")
+        elif word == "save":
+            await self._command(".save")
+        elif word == "gm":
+            await self._gm(rest)
+        else:
+            await self._error(f"Unknown command /{word}; /help lists them.")
+
+    async def _gm(self, rest: str) -> None:
+        if self.you.get("role") != "keeper":
+            await self._error("/gm is for keepers.")
+            return
+        verb, _sep, argument = rest.partition(" ")
+        if verb == "set" and argument:
+            await self._command(f".var set {argument}")
+        elif verb == "spawn" and argument:
+            await self._command(f".npc add {argument} | |")
+        elif verb == "teleport" and argument:
+            await self._narrate(f"The party is now at {argument}.")
+            await self._send(message("MAP_UPDATE", self._map(argument)))
+        else:
+            await self._error("Use /gm set <variable> <value>, /gm spawn <npc> or /gm teleport <place>.")
+
+    async def _command(self, text: str) -> None:
+        self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []
+        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
+
+    async def _create(self, creation: Creation) -> None:
+        if self.creation is None:
+            await self._error("There is no character creation under way.")
+            return
+        choice = creation.choice.strip()
+        step = self.creation["step"]
+        if step < 3:
+            if not choice:
+                await self._send(message("CHARACTER_CREATION", _scene(step)))
+                return
+            self.creation[("name", "pronouns", "backstory")[step]] = choice[: 64 if step == 0 else 2000]
+            self.creation["step"] = step + 1
+            if step + 1 < 3:
+                await self._send(message("CHARACTER_CREATION", _scene(step + 1)))
+                return
+            preview = {key: self.creation[key] for key in ("name", "pronouns", "backstory")}
+            await self._send(
+                message(
+                    "CHARACTER_CREATION",
+                    {
+                        "phase": "confirmation",
+                        "prompt": "Is this your character?",
+                        "character_preview": preview,
+                        "choices": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}],
+                    },
+                )
+            )
+            return
+        if choice.lower() not in ("yes", "y", "是"):
+            self.creation = {"step": 0}
+            await self._send(message("CHARACTER_CREATION", _scene(0)))
+            return
+        seat = self.session.seat
+        made = await database_sync_to_async(_make_character)(
+            seat.room_id,
+            seat.member.member_id,
+            self.creation["name"],
+            self.creation["pronouns"],
+            self.creation["backstory"],
+        )
+        self.creation = None
+        await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
+        await hub.publish_state_refresh(seat.room_id)
+
+    # --- the table's frames -----------------------------------------------------
+
+    async def send_text(self, text: str) -> None:
+        """A loreweaver frame from the session, told as the contract's messages."""
+        frame = json.loads(text)
+        kind = frame.get("type")
+        if kind == "welcome":
+            self.joined, self.you = True, frame["you"]
+        elif kind == "error":
+            fatal = frame.get("code") in _FATAL
+            if self.mine is not None and not fatal:
+                await self._end_turn()
+            await self._error(frame.get("message", ""), reconnect_required=False)
+        elif kind == "narrative":
+            await self._narrative(frame)
+        elif kind == "dice":
+            self.rolls.append(dice_line(frame))
+        elif kind == "turn_status":
+            if frame.get("status") == "busy" and self.mine_seen:
+                self.keeper_turn = True
+            elif frame.get("status") == "idle" and self.keeper_turn:
+                self.keeper_turn = False  # the state that follows ends my turn
+        elif kind == "state":
+            await self._on_state(frame)
+        elif kind == "audio_control":
+            await self._send(message("AUDIO_CUE", self._audio(frame)))
+
+    async def _narrative(self, frame: dict) -> None:
+        text, speaker = frame.get("text", ""), frame.get("speaker")
+        if not text:
+            return
+        if speaker == "player":
+            mine = self.mine is not None and frame.get("name") == self.you.get("name")
+            if mine and (text == self.mine or self.mine.startswith(".")):
+                self.mine_seen = True  # my own action, echoed: not narrated back to me
+                return
+            await self._narrate(f"{frame.get('name', '')}: {text}")
+            return
+        if speaker == "npc":
+            text = f"{frame.get('name', '')}: {text}"
+        if self.rolls:
+            text = "\n".join(self.rolls) + "\n\n" + text
+            self.rolls = []
+        await self._narrate(text)
+
+    async def _on_state(self, state: dict) -> None:
+        first = self.state is None
+        self.state = state
+        if first:
+            if state.get("character"):
+                initial = {
+                    "characters": [_character_state(state["character"])],
+                    "location": (state.get("scene") or {}).get("name", ""),
+                    "quests": {},
+                    "turn_count": 0,
+                }
+                await self._send(message("SESSION_EVENT", {"event": "ready", "initial_state": initial}))
+            else:
+                await self._send(message("SESSION_EVENT", {"event": "connected", "has_character": False}))
+                self.creation = {"step": 0}
+                await self._send(message("CHARACTER_CREATION", _scene(0)))
+        scene = (state.get("scene") or {}).get("name", "")
+        if scene and scene != self.scene and not first:
+            await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
+        self.scene = scene
+        await self._send(
+            message("PARTY_STATUS", {"members": [self._member(m) for m in state.get("party") or []]})
+        )
+        order = state.get("initiative") or []
+        if order or self.in_combat:
+            self.in_combat = bool(order)
+            current = next((entry["name"] for entry in order if entry.get("current")), "")
+            combat = {"in_combat": self.in_combat, "enemies": [], "turn_order": [e["name"] for e in order]}
+            await self._send(message("COMBAT_EVENT", {**combat, "current_turn": current}))
+        # A turn of mine ends with the state after it: a command's answer, a line a
+        # human keeper will narrate, or (after its `idle`) the Keeper's turn.
+        if self.mine is not None and self.mine_seen and not self.keeper_turn:
+            await self._end_turn()
+
+    async def _end_turn(self) -> None:
+        """`NARRATION_END`, always, even after a failed turn."""
+        if self.rolls:
+            await self._narrate("\n".join(self.rolls))
+            self.rolls = []
+        self.mine, self.mine_seen, self.keeper_turn = None, False, False
+        await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
+
+    async def _narrate(self, text: str) -> None:
+        await self._send(
+            message("NARRATION", {"text": text, "state_delta": state_delta(self.state), "footnotes": []})
+        )
+
+    def _member(self, member: dict) -> dict:
+        hp = _resource(member, "hp")
+        entry = {
+            "player_id": "",
+            "name": member.get("name", ""),
+            "character_name": member.get("name", ""),
+            "current_hp": hp.get("value", 0),
+            "max_hp": hp.get("max", hp.get("value", 0)),
+            "statuses": [],
+            "class": "",
+            "level": 1,
+        }
+        return entry
+
+    def _sheet(self, character: dict) -> dict:
+        return {
+            "name": character.get("name", ""),
+            "class": character.get("system", ""),
+            "race": "",
+            "level": 1,
+            "stats": dict(character.get("attributes") or {}),
+            "abilities": [],
+            "backstory": "",
+            "personality": "",
+            "pronouns": "",
+            "equipment": [],
+        }
+
+    @staticmethod
+    def _map(location: str) -> dict:
+        explored = (
+            [{"name": location, "x": 0, "y": 0, "type": "location", "connections": []}] if location else []
+        )
+        return {
+            "current_location": location,
+            "region": "",
+            "explored": explored,
+            "fog_bounds": {"width": 500, "height": 400},
+        }
+
+    @staticmethod
+    def _audio(frame: dict) -> dict:
+        action = {"play": "play", "resume": "play", "stop": "stop", "pause": "stop"}.get(
+            frame.get("action"), "play"
+        )
+        cue = {"channel": "sfx" if frame.get("layer") == "sfx" else "music", "action": action}
+        if frame.get("title") or frame.get("name"):
+            cue["music_track"] = frame.get("title") or frame.get("name")
+        if frame.get("volume") is not None:
+            cue["volume"] = frame["volume"]
+        return cue
+
+    async def _error(self, text: str, *, reconnect_required: bool = False) -> None:
+        await self._send(message("ERROR", {"message": text, "reconnect_required": reconnect_required}))
+
+    async def _send(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def send_bytes(self, data: bytes) -> None:
+        """Media replies have no place in this contract."""
+
+    async def abort(self) -> None:
+        await super().close(code=1008, reason="stalled")
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        await super().close(code=code if code is not None else 1000, reason=reason)

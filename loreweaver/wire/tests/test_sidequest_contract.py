@@ -1,0 +1,330 @@
+"""A scripted SideQuest client plays the contract's lifecycle on `/ws` (docs/sidequest.md):
+connect with a key, three creation scenes, confirmation, complete, actions answered
+by the offline Keeper (a check among them), an aside, the slash commands, a reconnect
+after `reconnect_required`; every message the server sends is validated against the
+contract's shapes. A loreweaver client at the same table shares one story with it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Annotated, Any, Literal
+
+import pytest
+import websockets
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from loreweaver.testing.clients import WsClient, settle, until_idle
+from loreweaver.testing.servers import dedicated_server
+
+offline_server = dedicated_server()
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CharacterState(Contract):
+    name: str
+    hp: int
+    max_hp: int
+    level: int
+    class_: str = Field(alias="class")
+    statuses: list[str]
+    inventory: list[str]
+
+
+class StateDelta(Contract):
+    location: str | None = None
+    characters: list[CharacterState] | None = None
+    quests: dict[str, str] | None = None
+    items_gained: list[dict] | None = None
+
+
+class Footnote(Contract):
+    marker: int | None = None
+    fact_id: str | None = None
+    summary: str
+    category: Literal["Lore", "Place", "Person", "Quest", "Ability"]
+    is_new: bool
+
+
+class Narration(Contract):
+    text: str
+    state_delta: StateDelta
+    footnotes: list[Footnote]
+
+
+class NarrationEnd(Contract):
+    state_delta: StateDelta
+
+
+class Choice(Contract):
+    label: str
+    description: str
+
+
+class Scene(Contract):
+    phase: Literal["scene"]
+    scene_index: int
+    total_scenes: int
+    prompt: str
+    choices: list[Choice]
+    allows_freeform: bool
+    input_type: str
+    summary: str | None = None
+    message: str | None = None
+    character_preview: dict | None = None
+
+
+class Confirmation(Contract):
+    phase: Literal["confirmation"]
+    prompt: str
+    character_preview: dict
+    choices: list[Choice]
+
+
+class Complete(Contract):
+    phase: Literal["complete"]
+    character: dict
+
+
+class Connected(Contract):
+    event: Literal["connected"]
+    has_character: bool
+
+
+class InitialState(Contract):
+    characters: list[CharacterState]
+    location: str
+    quests: dict[str, str]
+    turn_count: int
+
+
+class Ready(Contract):
+    event: Literal["ready"]
+    initial_state: InitialState
+
+
+class Member(Contract):
+    player_id: str
+    name: str
+    character_name: str
+    current_hp: int
+    max_hp: int
+    statuses: list[str]
+    class_: str = Field(alias="class")
+    level: int
+    portrait_url: str | None = None
+
+
+class PartyStatus(Contract):
+    members: list[Member]
+
+
+class Sheet(Contract):
+    name: str
+    class_: str = Field(alias="class")
+    race: str
+    level: int
+    stats: dict[str, int]
+    abilities: list[str]
+    backstory: str
+    personality: str
+    pronouns: str
+    equipment: list[str]
+    portrait_url: str | None = None
+
+
+class Inventory(Contract):
+    items: list[dict]
+    gold: int
+
+
+class MapUpdate(Contract):
+    current_location: str
+    region: str
+    explored: list[dict]
+    fog_bounds: dict[str, int]
+
+
+class Error(Contract):
+    message: str
+    reconnect_required: bool
+
+
+class Empty(Contract):
+    pass
+
+
+PAYLOADS: dict[str, Any] = {
+    "NARRATION": Narration,
+    "NARRATION_END": NarrationEnd,
+    "THINKING": Empty,
+    "SESSION_EVENT": Connected | Ready,
+    "CHARACTER_CREATION": Annotated[Scene | Confirmation | Complete, Field(discriminator="phase")],
+    "PARTY_STATUS": PartyStatus,
+    "CHARACTER_SHEET": Sheet,
+    "INVENTORY": Inventory,
+    "MAP_UPDATE": MapUpdate,
+    "ERROR": Error,
+}
+
+
+class SideQuestClient:
+    """A client of the contract: every message received is checked against it."""
+
+    def __init__(self, socket) -> None:
+        self.socket = socket
+        self.seen: list[dict] = []
+
+    async def send(self, kind: str, payload: dict) -> None:
+        await self.socket.send(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
+
+    async def recv(self) -> dict:
+        message = json.loads(await asyncio.wait_for(self.socket.recv(), 20))
+        assert set(message) == {"type", "payload", "player_id"}, message
+        TypeAdapter(PAYLOADS[message["type"]]).validate_python(message["payload"])
+        self.seen.append(message)
+        return message
+
+    async def expect(self, kind: str, **fields: Any) -> dict:
+        while True:
+            message = await self.recv()
+            if message["type"] == kind and all(message["payload"].get(k) == v for k, v in fields.items()):
+                return message["payload"]
+
+    async def turn(self, action: str, *, aside: bool = False) -> list[dict]:
+        """An action, and what came back up to its NARRATION_END."""
+        await self.send("PLAYER_ACTION", {"action": action, "aside": aside})
+        answer = []
+        while True:
+            message = await self.recv()
+            answer.append(message)
+            if message["type"] == "NARRATION_END":
+                return answer
+
+
+def _ws(server, key: str | None = None) -> str:
+    url = server.ws_url.rstrip("/") + "/ws"
+    return url + (f"?key={key}" if key else "")
+
+
+async def test_the_genres_list_the_rule_systems(offline_server):
+    url = offline_server.ws_url.replace("ws://", "http://").rstrip("/") + "/api/genres"
+    body = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
+    assert {"coc7", "dnd5e"} <= set(body)
+    assert all(isinstance(entry["worlds"], list) for entry in body.values())
+
+
+async def test_without_a_key_the_answer_is_an_error_and_the_socket_closes(offline_server):
+    async with websockets.connect(_ws(offline_server)) as socket:
+        client = SideQuestClient(socket)
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Stranger", "genre": "coc7", "world": ""}
+        )
+        error = await client.expect("ERROR")
+        assert error["reconnect_required"] is False and "key" in error["message"]
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(socket.recv(), 10)
+
+
+async def test_bad_input_gets_an_error_never_a_silent_close(offline_server, room):
+    async with websockets.connect(_ws(offline_server, offline_server.env.mint(room, "Sam"))) as socket:
+        client = SideQuestClient(socket)
+        await client.send("PLAYER_ACTION", {"action": "I wait."})
+        assert (await client.expect("ERROR"))["reconnect_required"] is True, "an action before connect"
+        await socket.send(json.dumps({"type": "DANCE", "payload": {}, "player_id": ""}))
+        assert "type" in (await client.expect("ERROR"))["message"]
+        await socket.send("not json")
+        await client.expect("ERROR")
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Sam", "genre": "coc7", "world": ""}
+        )
+        await client.expect("CHARACTER_CREATION", phase="scene")
+        await client.send("PLAYER_ACTION", {"action": "x" * 2001})
+        assert "action" in (await client.expect("ERROR"))["message"]
+        await client.send("PLAYER_ACTION", {"action": 7})
+        await client.expect("ERROR")
+
+
+async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offline_server, room):
+    env = offline_server.env
+    key = env.mint(room, "Sam")
+    async with (
+        websockets.connect(_ws(offline_server, key)) as socket,
+        await WsClient.connect(offline_server.ws_url) as pip,
+    ):
+        await pip.join(env.mint(room, "Pip"))
+        client = SideQuestClient(socket)
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Sam", "genre": "coc7", "world": ""}
+        )
+        assert (await client.expect("SESSION_EVENT"))["has_character"] is False
+        scenes = [await client.expect("CHARACTER_CREATION", phase="scene")]
+        for choice in ("Sam Reyes", "they/them"):
+            await client.send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
+            scenes.append(await client.expect("CHARACTER_CREATION", phase="scene"))
+        assert [scene["scene_index"] for scene in scenes] == [1, 2, 3] and scenes[1]["choices"]
+        await client.send(
+            "CHARACTER_CREATION", {"phase": "scene", "choice": "A dockhand who reads the tides."}
+        )
+        confirmation = await client.expect("CHARACTER_CREATION", phase="confirmation")
+        assert confirmation["character_preview"]["name"] == "Sam Reyes"
+        await client.send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "Yes"})
+        character = (await client.expect("CHARACTER_CREATION", phase="complete"))["character"]
+        assert character["name"] == "Sam Reyes" and character["hp"] > 0
+        await settle(pip)
+        await pip.say(".st")  # the same character a loreweaver client reads
+        await pip.expect("narrative", speaker="system")
+
+        listen = await client.turn("I listen at the harbour office door.")
+        kinds = [message["type"] for message in listen]
+        assert "THINKING" in kinds and kinds[-1] == "NARRATION_END"
+        assert kinds.index("THINKING") < kinds.index("NARRATION"), "thinking, then the narration"
+        narration = "\n".join(m["payload"]["text"] for m in listen if m["type"] == "NARRATION")
+        assert "rolls" in narration, "the engine's check is in the narration"
+        assert listen[-1]["payload"]["state_delta"]["characters"][0]["name"] == "Sam Reyes"
+        seen_by_pip = await until_idle(pip)
+        assert any(f.get("text") == "I listen at the harbour office door." for f in seen_by_pip)
+        assert any(f["type"] == "narrative" and f["speaker"] == "kp" for f in seen_by_pip)
+
+        aside = await client.turn("brb, coffee", aside=True)
+        assert aside[-1]["type"] == "NARRATION_END"
+        assert "(( brb, coffee ))" in (await pip.expect("narrative", speaker="player"))["text"]
+
+        await pip.say("I light the lamp.")
+        heard = await client.expect("NARRATION")
+        assert heard["text"] == "Pip: I light the lamp."
+        await until_idle(pip)
+
+        for action in ("I climb the stairs.", "I search the desk.", "I read the ledger."):
+            answer = await client.turn(action)
+            assert answer[-1]["type"] == "NARRATION_END"
+
+        await client.send("PLAYER_ACTION", {"action": "/status"})
+        assert (await client.expect("CHARACTER_SHEET"))["name"] == "Sam Reyes"
+        await client.send("PLAYER_ACTION", {"action": "/inventory"})
+        await client.expect("INVENTORY")
+        await client.send("PLAYER_ACTION", {"action": "/map"})
+        await client.expect("MAP_UPDATE")
+        for command in ("/help", "/tone grim 3"):
+            await client.send("PLAYER_ACTION", {"action": command})
+            await client.expect("NARRATION")
+        saved = await client.turn("/save")
+        assert saved[-1]["type"] == "NARRATION_END"
+        assert any(m["type"] == "NARRATION" and "keeper" in m["payload"]["text"].lower() for m in saved)
+        await client.send("PLAYER_ACTION", {"action": "/gm set day 3"})
+        assert "keeper" in (await client.expect("ERROR"))["message"]
+
+    # A reconnect: told to connect again, then ready with the character it made.
+    async with websockets.connect(_ws(offline_server, key)) as socket:
+        client = SideQuestClient(socket)
+        await client.send("PLAYER_ACTION", {"action": "I look around."})
+        assert (await client.expect("ERROR"))["reconnect_required"] is True
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Sam", "genre": "coc7", "world": ""}
+        )
+        ready = await client.expect("SESSION_EVENT", event="ready")
+        assert ready["initial_state"]["characters"][0]["name"] == "Sam Reyes"
