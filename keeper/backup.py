@@ -34,7 +34,7 @@ STORY_FIELDS = (
     "scene_focus",
     "clock_minutes",
 )
-SETTINGS_FIELDS = ("system", "house_rule", "language", "skills", "bot")
+SETTINGS_FIELDS = ("system", "house_rule", "language", "skills", "bot", "turn_mode", "round_seconds")
 CHARACTER_FIELDS = (
     "owner",
     "name",

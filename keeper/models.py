@@ -22,6 +22,11 @@ class TableSettings(models.Model):
     # Whether a Keeper bot (a model, or the offline Keeper) answers the room's lines;
     # off, a human keeper narrates (`.bot off`).
     bot = models.BooleanField(default=True)
+    # How lines of play take turns: "free" (each line is answered), or "structured"
+    # (the Keeper answers once every connected player has acted, or the round's time
+    # is up: `.turns structured [seconds]`).
+    turn_mode = models.CharField(max_length=10, default="free")
+    round_seconds = models.PositiveIntegerField(default=60)
     # A `.reset` waiting for `.reset confirm`.
     pending_reset = models.CharField(max_length=8, blank=True)
     pending_reset_at = models.DateTimeField(null=True, blank=True)

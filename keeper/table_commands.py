@@ -133,3 +133,39 @@ BOT_STATES = {
         "A human keeper narrates this table: players' lines get no bot answer (.bot on brings it back)."
     ),
 }
+
+
+@command(
+    "turns",
+    help=_("turn taking: .turns (show); keeper: .turns free, .turns structured [seconds]"),
+)
+def turns(arguments: str, caller: Caller) -> CommandReply:
+    """Show or set how lines of play take turns: free (each line is answered), or
+    structured (the Keeper answers once every connected player has acted, or when the
+    round's time is up)."""
+    settings = TableSettings.of(caller.room_id)
+    words = arguments.split()
+    if not words:
+        return CommandReply(_turns_state(settings, caller))
+    if not caller.is_keeper:
+        return keeper_refusal(caller)
+    mode = words[0].lower()
+    if mode not in ("free", "structured") or (len(words) > 1 and not words[1].isdigit()):
+        return CommandReply(caller.say(_("Use .turns free or .turns structured [seconds].")))
+    settings.turn_mode = mode
+    if len(words) > 1:
+        settings.round_seconds = max(1, min(int(words[1]), 3600))
+    settings.save(update_fields=["turn_mode", "round_seconds"])
+    return CommandReply(_turns_state(settings, caller), private=False)
+
+
+def _turns_state(settings: TableSettings, caller: Caller) -> str:
+    if settings.turn_mode == "structured":
+        return caller.say(
+            _(
+                "Structured turns: the Keeper answers once every connected player has acted, "
+                "or after {seconds} seconds."
+            ),
+            seconds=settings.round_seconds,
+        )
+    return caller.say(_("Free turns: the Keeper answers each line of play."))

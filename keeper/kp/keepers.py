@@ -5,6 +5,8 @@ restart."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from channels.db import database_sync_to_async
 from django.db import connection
 
@@ -46,6 +48,29 @@ def bot_on(room_id: int) -> bool:
         )
         chosen = cursor.fetchone()
     return True if chosen is None else bool(chosen[0])
+
+
+@dataclass(frozen=True)
+class TurnRule:
+    """How the room's lines of play are answered (`bot_on`, and the turn mode)."""
+
+    bot: bool = True
+    structured: bool = False
+    round_seconds: int = 60
+
+
+def turn_rule(room_id: int) -> TurnRule:
+    """The room's `TurnRule`, in one plain query (every line of play asks)."""
+    meta = TableSettings._meta
+    columns = ", ".join(meta.get_field(name).column for name in ("bot", "turn_mode", "round_seconds"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {meta.db_table} WHERE {meta.get_field('room').column} = %s", [room_id]
+        )
+        chosen = cursor.fetchone()
+    if chosen is None:
+        return TurnRule()
+    return TurnRule(bool(chosen[0]), chosen[1] == "structured", int(chosen[2]))
 
 
 async def demo_offered(room_id: int) -> bool:

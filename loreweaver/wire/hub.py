@@ -22,6 +22,8 @@ Messages on the bus:
   sends its viewer the one for its role.
 - `room.panel_event`: a hook's `panel_event`; each session passes it on only when its
   viewer's own manifest has the panel.
+- `room.round`: in a structured round, who has acted and who the Keeper waits for;
+  each session tells its viewer in its own protocol.
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
@@ -117,6 +119,11 @@ async def publish_panel_event(room_id: int, frame: dict, *, into: Batch | None =
     """Send a `panel_event` to the members whose own manifest has its panel (each
     connection knows its panels, so the room hears it once)."""
     await _send(room_id, {"type": "room.panel_event", "frame": frame}, into)
+
+
+async def publish_round(room_id: int, actor: str, waiting: list[str], *, into: Batch | None = None) -> None:
+    """A structured round: `actor` has acted, the Keeper waits for `waiting`."""
+    await _send(room_id, {"type": "room.round", "actor": actor, "waiting": waiting}, into)
 
 
 async def publish_presence_changed(room_id: int, *, except_connection: str = "") -> None:

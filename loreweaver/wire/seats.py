@@ -1,6 +1,7 @@
 """What a connection is, apart from its handling: the member it speaks for (`Seat`),
-the rows it has been shown, the per-process connection cap, and how a frame is
-written out. Shared by the session and the frame handlers."""
+the rows it has been shown, what it is replayed at its join, the per-process
+connection cap, and how a frame is written out. Shared by the session and the frame
+handlers."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import redis.exceptions
 from django.conf import settings
 from django.db.utils import InterfaceError, OperationalError
 
+from loreweaver import frames
 from loreweaver.wire import coordination
-from rooms.models import AccessKey
+from media_store.selectors import media_replay
+from rooms import selectors
+from rooms.models import AccessKey, Room
 
 log = logging.getLogger("loreweaver.wire.session")
 
@@ -108,3 +112,21 @@ class DeliveredRows:
 def encode(frame: dict) -> str:
     """Compact JSON, one frame, UTF-8 as-is."""
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+def join_replay(room_id: int, member_id: str, is_keeper: bool) -> selectors.Replay:
+    """What a joiner is shown before its state: the story, then the media library."""
+    replay = selectors.replay_for(room=Room(pk=room_id), member_id=member_id, is_keeper=is_keeper)
+    for frame, row in media_replay(room_id):
+        replay.add(frame, row)
+    return replay
+
+
+def encoded_for(message: dict, locale: str) -> str:
+    """A room frame's text for viewers in `locale`, encoded once per process: every
+    session of the room here is handed the same message."""
+    encoded = message.setdefault("encoded", {})
+    text = encoded.get(locale)
+    if text is None:
+        text = encoded[locale] = encode(frames.for_viewer(message["frame"], locale))
+    return text

@@ -29,13 +29,12 @@ from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination, handlers, hub, media_channel
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import error_message, notice
-from loreweaver.wire.seats import DeliveredRows, Seat, encode, gate, log_failure
-from media_store.selectors import media_replay
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, gate, join_replay, log_failure
 from media_store.services import MediaError, Uploader
 from packs import panels as panel_rules
 from packs import services as pack_services
 from rooms import keystore, selectors, services
-from rooms.models import AccessKey, Audience, Room
+from rooms.models import AccessKey, Audience
 
 log = logging.getLogger(__name__)
 
@@ -79,24 +78,6 @@ class Carrier(Protocol):
 
     async def abort(self) -> None:
         """Close at once, dropping what the client has not read."""
-
-
-def join_replay(room_id: int, member_id: str, is_keeper: bool) -> selectors.Replay:
-    """What a joiner is shown before its state: the story, then the media library."""
-    replay = selectors.replay_for(room=Room(pk=room_id), member_id=member_id, is_keeper=is_keeper)
-    for frame, row in media_replay(room_id):
-        replay.add(frame, row)
-    return replay
-
-
-def _encoded_for(message: dict, locale: str) -> str:
-    """A room frame's text for viewers in `locale`, encoded once per process: every
-    session of the room here is handed the same message."""
-    encoded = message.setdefault("encoded", {})
-    text = encoded.get(locale)
-    if text is None:
-        text = encoded[locale] = encode(frames.for_viewer(message["frame"], locale))
-    return text
 
 
 class SessionCore:
@@ -497,7 +478,7 @@ class SessionCore:
                     return  # the replay or a catch-up showed it already
                 self._delivered.add(row)
             if self._may_see(seat, message):
-                self._enqueue(_encoded_for(message, self.locale))
+                self._enqueue(encoded_for(message, self.locale))
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.
             if message.get("except") != self.connection_id:
@@ -512,6 +493,15 @@ class SessionCore:
         elif kind == "room.manifest":
             self._manifests = {"player": message["player"], "keeper": message["keeper"]}
             self._send_manifest(seat)
+        elif kind == "room.round":
+            told = getattr(self.carrier, "round_status", None)  # a carrier with its own words for it
+            if told is not None:
+                await told(message["actor"], message["waiting"])
+            else:
+                names = ", ".join(message["waiting"])
+                self.send(
+                    frames.system(notice("round_waiting", self.locale, actor=message["actor"], names=names))
+                )
         elif kind == "room.panel_event":
             if message["frame"]["panel"] in self.panel_ids:
                 self.send(message["frame"])

@@ -350,6 +350,15 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
         elif kind == "audio_control":
             await self._send(message("AUDIO_CUE", self._audio(frame)))
 
+    async def round_status(self, actor: str, waiting: list[str]) -> None:
+        """A structured round (`SessionCore` asks the carrier): `actor` has acted."""
+        await self._send(
+            message(
+                "TURN_STATUS",
+                {"player_name": actor, "status": "resolved", "state_delta": state_delta(self.state)},
+            )
+        )
+
     async def _narrative(self, frame: dict) -> None:
         text, speaker = frame.get("text", ""), frame.get("speaker")
         if not text:

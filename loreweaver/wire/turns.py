@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 
 from keeper import chronicle, commands
 from keeper.kp import sample, stage, tools
-from keeper.kp.keepers import bot_on, model_for_room, offline_keeper_plays
+from keeper.kp.keepers import model_for_room, offline_keeper_plays, turn_rule
 from keeper.kp.turn import KpTurn, run_kp_turn
 from loreweaver import failpoints, frames
 from loreweaver.wire import commits, coordination, hub, media_channel
@@ -83,6 +83,11 @@ class Played:
     entry: TranscriptEntry | None = None  # the stored line of play
     keeper_locale: str = ""  # the room's language, when the Keeper answers the line
     hook_scripts: list[hooks.Script] = dataclasses.field(default_factory=list)
+    # A structured round: the members whose lines are in it so far (the Keeper waits
+    # for the other connected players), and the room's round time.
+    round_actors: frozenset[str] | None = None
+    round_seconds: int = 0
+    round_opened_after: int = 0  # the last Keeper line before the round
     # The room as the turn left it, when nothing more happens in it this turn.
     snapshot: hub.Snapshot | None = None
 
@@ -122,11 +127,16 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
         if reply.follow_up is None and not reply.media:
             played.snapshot = hub.take_snapshot(context.room_id)
         return played
-    bot = bot_on(context.room_id)
+    rule = turn_rule(context.room_id)
+    bot = rule.bot
     played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=bot))
     played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
     if bot:
         played.keeper_locale = tools.room_locale(context.room_id, context.locale)
+        if rule.structured:
+            played.round_opened_after, played.round_actors = _round(context.room_id)
+            played.round_seconds = rule.round_seconds
+            played.snapshot = hub.take_snapshot(context.room_id)
     else:  # a human keeper narrates: the line is the turn
         narrated = text if played.entry.speaker == Speaker.KEEPER else ""
         chronicle.record(context.room_id, chronicle.Turn(member.name, text, narrated))
@@ -186,6 +196,54 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     await _answer(context, reply, batch)
     await hub.publish_state_refresh(context.room_id, into=batch)
     await hub.flush(context.room_id, batch)
+
+
+def _round(room_id: int) -> tuple[int, frozenset[str]]:
+    """The open round of a structured room: the Keeper's last line before it, and the
+    members who have a line in it."""
+    last_keeper = (
+        TranscriptEntry.objects.filter(room_id=room_id, speaker=Speaker.KEEPER)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    ) or 0
+    actors = TranscriptEntry.objects.filter(room_id=room_id, id__gt=last_keeper, speaker=Speaker.PLAYER)
+    return last_keeper, frozenset(actors.values_list("member_id", flat=True))
+
+
+def _round_still_open(room_id: int, opened_after: int) -> bool:
+    """Whether no Keeper line has answered the round since it opened."""
+    return not TranscriptEntry.objects.filter(
+        room_id=room_id, speaker=Speaker.KEEPER, id__gt=opened_after
+    ).exists()
+
+
+# A structured round's timer, per room, in the process where its first line arrived.
+_round_timers: dict[int, asyncio.Task] = {}
+
+
+async def _waiting_for(context: TurnContext, played: Played) -> list[str]:
+    """The connected players the structured round still waits for (none: answer now)."""
+    online = await coordination.shared().online_members(context.room_id)
+    return [m.name for m in online if m.role == "player" and m.member_id not in (played.round_actors or ())]
+
+
+async def _close_round_later(context: TurnContext, played: Played) -> None:
+    """Answer the round when its time is up, unless every player acted first."""
+    try:
+        await asyncio.sleep(played.round_seconds)
+    finally:
+        if _round_timers.get(context.room_id) is asyncio.current_task():
+            del _round_timers[context.room_id]
+    async with coordination.shared().room_turn(context.room_id, context.member.name):
+        if not await database_sync_to_async(_round_still_open)(context.room_id, played.round_opened_after):
+            return
+        scripts = await database_sync_to_async(pack_services.room_hook_scripts)(context.room_id)
+        try:
+            await _keeper_answers(context, played.keeper_locale, "", scripts)
+        except Exception as exc:
+            log_failure(exc, "room=%s the Keeper could not answer the round", context.room_id)
+        await hub.publish_state_refresh(context.room_id)
 
 
 def _public_rolls(events: list[TurnEvent]) -> list[dict]:
@@ -392,7 +450,17 @@ async def run_input(context: TurnContext, text: str) -> None:
                 assert played.entry is not None
                 entry = played.entry
                 await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id), into=batch)
-                if played.keeper_locale:
+                waiting = await _waiting_for(context, played) if played.round_actors is not None else []
+                if waiting:  # a structured round: the Keeper answers when everyone has acted
+                    await hub.publish_round(context.room_id, context.member.name, waiting, into=batch)
+                    if context.room_id not in _round_timers:
+                        _round_timers[context.room_id] = asyncio.create_task(
+                            _close_round_later(context, played)
+                        )
+                elif played.keeper_locale:
+                    played.snapshot = None  # the Keeper's turn changes the room: read it after
+                    if (timer := _round_timers.pop(context.room_id, None)) is not None:
+                        timer.cancel()
                     await hub.flush(context.room_id, batch)
                     try:
                         failpoints.hit("input.keeper")

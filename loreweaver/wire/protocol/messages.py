@@ -70,6 +70,7 @@ NOTICES: dict[str, str] = {
     "disconnected": _("The server's operator disconnected this session."),
     "queued": _("Another turn is running; yours is queued and will follow."),
     "human_keeper": _("A human keeper narrates this table: no bot answers the story lines."),
+    "round_waiting": _("{actor} has acted. The Keeper answers when these have too: {names}."),
 }
 
 

@@ -158,6 +158,33 @@ class Empty(Contract):
     pass
 
 
+class TurnStatus(Contract):
+    player_name: str
+    status: Literal["active", "resolved"]
+    state_delta: StateDelta
+
+
+class ChapterMarker(Contract):
+    title: str
+    location: str
+
+
+class CombatEvent(Contract):
+    in_combat: bool
+    enemies: list[dict]
+    turn_order: list[str]
+    current_turn: str
+
+
+class AudioCue(Contract):
+    mood: str | None = None
+    music_track: str | None = None
+    sfx_triggers: list[str] | None = None
+    channel: Literal["music", "sfx"]
+    action: Literal["play", "fade_in", "fade_out", "stop", "configure"]
+    volume: float | None = None
+
+
 PAYLOADS: dict[str, Any] = {
     "NARRATION": Narration,
     "NARRATION_END": NarrationEnd,
@@ -169,6 +196,10 @@ PAYLOADS: dict[str, Any] = {
     "INVENTORY": Inventory,
     "MAP_UPDATE": MapUpdate,
     "ERROR": Error,
+    "TURN_STATUS": TurnStatus,
+    "CHAPTER_MARKER": ChapterMarker,
+    "COMBAT_EVENT": CombatEvent,
+    "AUDIO_CUE": AudioCue,
 }
 
 
@@ -328,3 +359,80 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
         )
         ready = await client.expect("SESSION_EVENT", event="ready")
         assert ready["initial_state"]["characters"][0]["name"] == "Sam Reyes"
+
+
+@pytest.fixture(scope="module")
+def two_processes(hosted_env):
+    from loreweaver.testing.servers import start_serve
+
+    first, second = start_serve(hosted_env, "--no-iroh"), start_serve(hosted_env, "--no-iroh")
+    yield first, second
+    first.stop()
+    second.stop()
+
+
+async def test_on_two_processes_a_sidequest_and_a_loreweaver_client_share_the_room(two_processes, room):
+    first, second = two_processes
+    env = first.env
+    async with (
+        websockets.connect(_ws(first, env.mint(room, "Sam"))) as socket,
+        await WsClient.connect(second.ws_url) as pip,
+    ):
+        await pip.join(env.mint(room, "Pip"))
+        client = SideQuestClient(socket)
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Sam", "genre": "coc7", "world": ""}
+        )
+        await client.expect("CHARACTER_CREATION", phase="scene")
+        answer = await client.turn("I knock on the lighthouse door.")
+        assert answer[-1]["type"] == "NARRATION_END"
+        assert (await pip.expect("narrative", speaker="player", name="Sam"))[
+            "text"
+        ] == "I knock on the lighthouse door."
+        await pip.say("Nobody answers.")
+        assert (await client.expect("NARRATION"))["text"] == "Pip: Nobody answers."
+
+
+def _keeper_turns(frames: list[dict]) -> int:
+    """Keeper turns begun in `frames` (a turn's first `busy` names no activity)."""
+    return sum(
+        1 for f in frames if f["type"] == "turn_status" and f["status"] == "busy" and "activity" not in f
+    )
+
+
+async def test_structured_turns_wait_for_every_player_or_the_rounds_time(offline_server, room):
+    env = offline_server.env
+    async with (
+        await WsClient.connect(offline_server.ws_url) as kay,
+        websockets.connect(_ws(offline_server, env.mint(room, "Sam"))) as sam_socket,
+        websockets.connect(_ws(offline_server, env.mint(room, "Ann"))) as ann_socket,
+    ):
+        await kay.join(env.mint(room, "Kay", "keeper"))
+        await kay.say(".turns structured 2")
+        assert "Structured turns" in (await kay.expect("narrative", speaker="system"))["text"]
+        sam, ann = SideQuestClient(sam_socket), SideQuestClient(ann_socket)
+        for client, name in ((sam, "Sam"), (ann, "Ann")):
+            await client.send(
+                "SESSION_EVENT", {"event": "connect", "player_name": name, "genre": "coc7", "world": ""}
+            )
+            await client.expect("CHARACTER_CREATION", phase="scene")
+        await settle(kay)
+
+        # Round one: Sam acts, the Keeper waits for Ann; Ann acts, one Keeper turn answers both.
+        answer = await sam.turn("I take the left passage.")
+        assert answer[-1]["type"] == "NARRATION_END"
+        assert (await ann.expect("TURN_STATUS"))["player_name"] == "Sam"
+        waiting = await kay.expect("system")
+        assert "Ann" in waiting["text"]
+        await ann.turn("I hold the lantern high.")
+        frames = await until_idle(kay)
+        assert _keeper_turns(frames) == 1
+        assert [f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "player"] == [
+            "I hold the lantern high."
+        ]
+        await sam.expect("NARRATION")
+
+        # Round two: Ann stays silent; when the round's time is up the Keeper answers Sam.
+        await sam.turn("I listen for footsteps.")
+        frames = await until_idle(kay, timeout=30)
+        assert _keeper_turns(frames) == 1
