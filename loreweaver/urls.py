@@ -5,10 +5,11 @@ from django.contrib import admin
 from django.urls import path
 
 from loreweaver.table.views import table_page
-from loreweaver.wire.sidequest import genres_view
+from loreweaver.wire.sidequest import genres_view, media_view
 
 urlpatterns = [
     path("", table_page, name="table"),
     path("admin/", admin.site.urls),
     path("api/genres", genres_view, name="sidequest-genres"),
+    path("api/media/<str:token>", media_view, name="sidequest-media"),
 ]

@@ -325,8 +325,8 @@ class SessionCore:
                     await self.carrier.send_bytes(item)
                 else:
                     await self.carrier.send_text(item)
-            except Exception:
-                log.info("connection=%s write failed; closing", self.connection_id)
+            except Exception as exc:
+                log.info("connection=%s write failed (%r); closing", self.connection_id, exc)
                 self._closing = True
                 await self.carrier.close()
                 return

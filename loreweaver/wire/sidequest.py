@@ -20,16 +20,18 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.http import HttpRequest, JsonResponse
+from django.core import signing
+from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 from pydantic import ValidationError
 
-from keeper import characters
-from keeper.models import TableSettings
+from keeper import characters, lore
+from keeper.models import LoreEntry, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver.wire import hub
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
+from media_store import services as media_services
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,61 @@ def genres() -> dict[str, dict[str, list[str]]]:
 
     worlds = [name.rsplit(".", 1)[0] for name in modules.available()]
     return {system: {"worlds": worlds} for system in catalog().packs}
+
+
+# --- pictures by link -----------------------------------------------------------------
+
+MEDIA_SALT = "sidequest-media"
+MEDIA_LINK_SECONDS = 24 * 3600
+
+
+def media_link(room_id: int, sha256: str) -> str:
+    """The path of a signed link to one of the room's pictures, for a member of the
+    room (the contract's `IMAGE` carries a URL): it names nothing else, and expires."""
+    return "/api/media/" + signing.dumps([room_id, sha256], salt=MEDIA_SALT, compress=True)
+
+
+@require_GET
+def media_view(request: HttpRequest, token: str) -> FileResponse:
+    """A picture of a room, by a signed link `media_link` made (anything else: 404)."""
+    try:
+        room_id, sha256 = signing.loads(token, salt=MEDIA_SALT, max_age=MEDIA_LINK_SECONDS)
+        item = media_services.find(int(room_id), str(sha256))
+    except (signing.BadSignature, ValueError, TypeError, media_services.MediaError):
+        raise Http404("no such picture") from None
+    response = FileResponse(media_services.read_pieces(item), content_type=item.mime)
+    response["Content-Length"] = str(item.size)
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+# --- footnotes ------------------------------------------------------------------------
+
+
+def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
+    """The narration's footnotes: facts for everyone the Keeper established this turn
+    (lore written after entry `since_id`: new, with a marker) and the known ones the
+    narration mentions (callbacks, with their `fact_id`), never a keeper-only fact;
+    and the newest entry seen (a later narration's new facts come after it)."""
+    notes: list[dict] = []
+    newest = since_id
+    shared = LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE)
+    for entry in shared.order_by("id"):
+        summary = f"{entry.title}: {entry.content}"[:300]
+        newest = max(newest, entry.id)
+        if entry.id > since_id:
+            notes.append({"marker": len(notes) + 1, "summary": summary, "category": "Lore", "is_new": True})
+        elif any(lore.mentions(text, keyword) for keyword in [entry.title, *entry.keywords]):
+            notes.append(
+                {"fact_id": f"lore-{entry.id}", "summary": summary, "category": "Lore", "is_new": False}
+            )
+    return notes, newest
+
+
+def last_lore_id(room_id: int) -> int:
+    """The room's newest lore entry (what a turn's new facts come after)."""
+    return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
 
 
 # --- creation ---------------------------------------------------------------------
@@ -172,6 +229,7 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
         self.keeper_turn = False
         self.rolls: list[str] = []
         self.creation: dict | None = None
+        self.lore_before = 0  # the room's newest lore entry when my turn began
         self.you: dict = {}
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
         await self.session.open()
@@ -232,6 +290,7 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
             await self._slash(text)
             return
         self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []
+        self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
@@ -331,6 +390,8 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
         kind = frame.get("type")
         if kind == "welcome":
             self.joined, self.you = True, frame["you"]
+            # Footnotes count as new only for facts established after the join.
+            self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         elif kind == "error":
             fatal = frame.get("code") in _FATAL
             if self.mine is not None and not fatal:
@@ -349,6 +410,8 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
             await self._on_state(frame)
         elif kind == "audio_control":
             await self._send(message("AUDIO_CUE", self._audio(frame)))
+        elif kind == "media" and str(frame.get("mime", "")).startswith("image/") and self.session.seat:
+            await self._send(message("IMAGE", self._image(frame)))
 
     async def round_status(self, actor: str, waiting: list[str]) -> None:
         """A structured round (`SessionCore` asks the carrier): `actor` has acted."""
@@ -370,12 +433,16 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
                 return
             await self._narrate(f"{frame.get('name', '')}: {text}")
             return
+        notes: list[dict] = []
         if speaker == "npc":
             text = f"{frame.get('name', '')}: {text}"
+        elif speaker == "kp" and self.session.seat is not None:
+            room_id = self.session.seat.room_id
+            notes, self.lore_before = await database_sync_to_async(footnotes)(room_id, text, self.lore_before)
         if self.rolls:
             text = "\n".join(self.rolls) + "\n\n" + text
             self.rolls = []
-        await self._narrate(text)
+        await self._narrate(text, notes)
 
     async def _on_state(self, state: dict) -> None:
         first = self.state is None
@@ -419,10 +486,9 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
         self.mine, self.mine_seen, self.keeper_turn = None, False, False
         await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
 
-    async def _narrate(self, text: str) -> None:
-        await self._send(
-            message("NARRATION", {"text": text, "state_delta": state_delta(self.state), "footnotes": []})
-        )
+    async def _narrate(self, text: str, notes: list[dict] | None = None) -> None:
+        payload = {"text": text, "state_delta": state_delta(self.state), "footnotes": notes or []}
+        await self._send(message("NARRATION", payload))
 
     def _member(self, member: dict) -> dict:
         hp = _resource(member, "hp")
@@ -450,6 +516,18 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
             "personality": "",
             "pronouns": "",
             "equipment": [],
+        }
+
+    def _image(self, frame: dict) -> dict:
+        headers = dict(self.scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1") or "localhost"
+        scheme = "https" if self.scope.get("scheme") == "wss" else "http"
+        return {
+            "url": f"{scheme}://{host}{media_link(self.session.seat.room_id, frame['hash'])}",
+            "description": frame.get("name", ""),
+            "handout": True,
+            "render_id": frame.get("id", ""),
+            "tier": "scene",
         }
 
     @staticmethod

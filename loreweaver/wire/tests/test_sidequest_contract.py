@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 from typing import Annotated, Any, Literal
 
@@ -16,6 +17,8 @@ import websockets
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from loreweaver.testing.clients import WsClient, settle, until_idle
+from loreweaver.testing.fake_llm import FakeLlm, Text, Tool, png
+from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
 
 offline_server = dedicated_server()
@@ -158,6 +161,16 @@ class Empty(Contract):
     pass
 
 
+class Image(Contract):
+    url: str
+    description: str
+    handout: bool
+    render_id: str
+    tier: Literal["portrait", "scene", "landscape", "abstract", "text", "cartography", "tactical"]
+    scene_type: str | None = None
+    generation_ms: int | None = None
+
+
 class TurnStatus(Contract):
     player_name: str
     status: Literal["active", "resolved"]
@@ -200,6 +213,7 @@ PAYLOADS: dict[str, Any] = {
     "CHAPTER_MARKER": ChapterMarker,
     "COMBAT_EVENT": CombatEvent,
     "AUDIO_CUE": AudioCue,
+    "IMAGE": Image,
 }
 
 
@@ -330,6 +344,17 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
         assert heard["text"] == "Pip: I light the lamp."
         await until_idle(pip)
 
+        # A picture a loreweaver player uploads reaches the SideQuest client as a link
+        # only a member was given.
+        picture = png(6, 6, (10, 120, 60))
+        await upload(pip, picture, "image/png", "map.png")
+        image = await client.expect("IMAGE")
+        fetched = await asyncio.to_thread(lambda: urllib.request.urlopen(image["url"], timeout=10).read())
+        assert fetched == picture and image["description"] == "map.png"
+        forged = image["url"][:-4] + ("AAAA" if not image["url"].endswith("AAAA") else "BBBB")
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            await asyncio.to_thread(lambda: urllib.request.urlopen(forged, timeout=10).read())
+
         for action in ("I climb the stairs.", "I search the desk.", "I read the ledger."):
             answer = await client.turn(action)
             assert answer[-1]["type"] == "NARRATION_END"
@@ -436,3 +461,57 @@ async def test_structured_turns_wait_for_every_player_or_the_rounds_time(offline
         await sam.turn("I listen for footsteps.")
         frames = await until_idle(kay, timeout=30)
         assert _keeper_turns(frames) == 1
+
+
+@pytest.fixture(scope="module")
+def scripted_keeper(tmp_path_factory):
+    from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
+
+    llm = FakeLlm().start()
+    env = create_env(tmp_path_factory.mktemp("sidequest-ai"), hosted=hosted_profile())
+    server = start_serve(
+        env,
+        TRPG_LLM__PROVIDER="openai",
+        TRPG_LLM__BASE_URL=llm.url,
+        TRPG_LLM__API_KEY="sk-test-sidequest",
+        TRPG_LLM__CHAT_MODEL="scripted-keeper",
+        TRPG_LLM__RETRIES="0",
+    )
+    yield server, llm
+    server.stop()
+    destroy_env(env)
+    llm.stop()
+
+
+async def test_facts_the_keeper_establishes_become_footnotes(scripted_keeper, room):
+    server, llm = scripted_keeper
+    env = server.env
+    async with (
+        await WsClient.connect(server.ws_url) as kay,
+        websockets.connect(_ws(server, env.mint(room, "Sam"))) as socket,
+    ):
+        await kay.join(env.mint(room, "Kay", "keeper"))
+        await kay.say(".lore add The pier | pier | The old pier collapsed in the storm of 1911.")
+        await kay.say(".lore secret The cult | cult | The mayor leads the cult.")
+        await settle(kay)
+        client = SideQuestClient(socket)
+        await client.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Sam", "genre": "coc7", "world": ""}
+        )
+        await client.expect("CHARACTER_CREATION", phase="scene")
+
+        llm.script(
+            Text("Tom mutters a word. "),
+            Tool("remember", {"title": "The password", "keywords": ["password"], "content": "It is HERON."}),
+        )
+        llm.script(Text("You reach the old pier, where the cult once met."))
+        answer = await client.turn("I ask Tom for the password.")
+        notes = [note for m in answer if m["type"] == "NARRATION" for note in m["payload"]["footnotes"]]
+        new = [note for note in notes if note["is_new"]]
+        callbacks = [note for note in notes if not note["is_new"]]
+        assert [note["summary"] for note in new] == ["The password: It is HERON."] and new[0]["marker"] == 1
+        assert [note["summary"] for note in callbacks] == [
+            "The pier: The old pier collapsed in the storm of 1911."
+        ]
+        assert callbacks[0]["fact_id"].startswith("lore-")
+        assert "mayor" not in json.dumps(client.seen), "a keeper-only fact is never a footnote"
