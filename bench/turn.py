@@ -10,10 +10,11 @@ so the difference is what the server adds.
     python bench/turn.py            # full run
     python bench/turn.py --quick    # the short run CI does
 
-Then a campaign: 300 Keeper turns in one room with a small context window
-(`TRPG_LLM__CONTEXT_WINDOW=8000`), so the story is folded into its summary again and
-again in the background; input to first delta around turn 10 and around turn 290, and
-their ratio (a fold must never hold a turn up, so it stays near 1).
+Then a campaign: 300 Keeper turns (100 with --quick; `--campaign-turns`) in one room
+with a small context window (`TRPG_LLM__CONTEXT_WINDOW=8000`), so the story is folded
+into its summary again and again in the background; input to first delta around turn
+10 and around turn 290, and their ratio (a fold must never hold a turn up, so it stays
+near 1).
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ CAMPAIGN_TURNS = 300
 CAMPAIGN_WINDOW = 8000
 
 
-async def measure_campaign(url: str, key: str, llm: FakeLlm) -> list[float]:
+async def measure_campaign(url: str, key: str, llm: FakeLlm, turns: int) -> list[float]:
     """Input to first delta for each turn of a long campaign (the standing reply)."""
     firsts = []
     async with websockets.connect(url, max_size=None) as socket:
@@ -115,7 +116,7 @@ async def measure_campaign(url: str, key: str, llm: FakeLlm) -> list[float]:
             while not predicate(json.loads(await socket.recv())):
                 pass
 
-        for n in range(CAMPAIGN_TURNS):
+        for n in range(turns):
             start = time.perf_counter()
             text = f"I search the next room of the old customs house, the {n}th, slowly and with care."
             await socket.send(json.dumps({"type": "input", "text": text}))
@@ -125,7 +126,7 @@ async def measure_campaign(url: str, key: str, llm: FakeLlm) -> list[float]:
     return firsts
 
 
-def campaign() -> list[float]:
+def campaign(turns: int) -> list[float]:
     """A server of its own, with a small window, for `measure_campaign`."""
     llm = FakeLlm(
         standing_reply=[Text(piece) for piece in REPLY], standing_line="The investigators searched the house."
@@ -144,7 +145,7 @@ def campaign() -> list[float]:
             TRPG_RATE__BURST="100000",
         )
         try:
-            return asyncio.run(measure_campaign(server.ws_url, key, llm))
+            return asyncio.run(measure_campaign(server.ws_url, key, llm, turns))
         finally:
             server.stop()
     finally:
@@ -156,6 +157,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
     parser.add_argument("--turns", type=int, help="Keeper turns (and as many dot commands)")
+    parser.add_argument(
+        "--campaign-turns", type=int, help=f"turns of the campaign ({CAMPAIGN_TURNS}; --quick: 100; 0: none)"
+    )
     args = parser.parse_args()
     turns = args.turns or (15 if args.quick else 200)
 
@@ -195,11 +199,18 @@ def main() -> None:
         f"{statistics.median(times['idle']) / statistics.median(times['dot command']):.2f}"
     )
 
-    firsts = campaign()
-    early, late = statistics.median(firsts[5:16]), statistics.median(firsts[284:295])
-    print(f"campaign: {CAMPAIGN_TURNS} Keeper turns, a {CAMPAIGN_WINDOW}-token window, profile {profile}")
+    campaign_turns = (
+        args.campaign_turns if args.campaign_turns is not None else (100 if args.quick else CAMPAIGN_TURNS)
+    )
+    if campaign_turns < 40:
+        return
+    firsts = campaign(campaign_turns)
+    early, late = statistics.median(firsts[5:16]), statistics.median(firsts[-16:-5])
+    print(f"campaign: {campaign_turns} Keeper turns, a {CAMPAIGN_WINDOW}-token window, profile {profile}")
     print(f"  input to first delta p50, turns 5-15:    {early * 1000:7.1f} ms")
-    print(f"  input to first delta p50, turns 284-294: {late * 1000:7.1f} ms")
+    print(
+        f"  input to first delta p50, turns {campaign_turns - 16}-{campaign_turns - 6}: {late * 1000:7.1f} ms"
+    )
     print(f"  ratio late to early: {late / early:.2f} (a fold never holds a turn up: near 1)")
 
 

@@ -82,7 +82,7 @@ def test_the_quick_fanout_benchmark_prints_ratio_and_latency_for_both_workloads(
 
 def test_the_quick_turn_benchmark_prints_keeper_and_command_figures():
     result = subprocess.run(
-        [sys.executable, "bench/turn.py", "--turns", "3"],
+        [sys.executable, "bench/turn.py", "--turns", "3", "--campaign-turns", "0"],
         cwd=ROOT,
         capture_output=True,
         text=True,
