@@ -26,8 +26,9 @@ from django.views.decorators.http import require_GET
 from pydantic import ValidationError
 
 from keeper import characters, lore
-from keeper.models import LoreEntry, TableSettings
+from keeper.models import Character, LoreEntry, Story, TableSettings
 from keeper.rules.packs import catalog
+from loreweaver.i18n import Refusal
 from loreweaver.wire import hub
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
@@ -112,6 +113,28 @@ def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
 def last_lore_id(room_id: int) -> int:
     """The room's newest lore entry (what a turn's new facts come after)."""
     return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
+
+
+# --- the keeper's /gm ----------------------------------------------------------------
+
+
+def _teleport(room_id: int, place: str) -> None:
+    """`/gm teleport`: the party is somewhere else (the room's scene)."""
+    story = Story.of(room_id)
+    story.scene_name, story.scene_focus = place, ""
+    story.save(update_fields=["scene_name", "scene_focus"])
+
+
+def _damage(room_id: int, name: str, amount: int) -> str:
+    """`/gm dmg`: a character of the room loses hit points; what happened, in a line."""
+    character = Character.objects.filter(room_id=room_id, active=True, name__iexact=name).first()
+    if character is None:
+        return f"Nobody called {name} is at the table."
+    try:
+        _key, old, new = characters.sheet_change(character, "hp", "-", amount)
+    except Refusal as refused:
+        return refused.message("en")
+    return f"{character.name} takes {amount} damage ({old} → {new})."
 
 
 # --- creation ---------------------------------------------------------------------
@@ -329,10 +352,22 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
         elif verb == "spawn" and argument:
             await self._command(f".npc add {argument} | |")
         elif verb == "teleport" and argument:
-            await self._narrate(f"The party is now at {argument}.")
-            await self._send(message("MAP_UPDATE", self._map(argument)))
+            room_id = self.session.seat.room_id
+            await database_sync_to_async(_teleport)(room_id, argument[:200])
+            await self._narrate(f"The party is now at {argument[:200]}.")
+            await self._send(message("MAP_UPDATE", self._map(argument[:200])))
+            await hub.publish_state_refresh(room_id)
+        elif verb == "dmg" and len(argument.rsplit(" ", 1)) == 2 and argument.rsplit(" ", 1)[1].isdigit():
+            target, amount = argument.rsplit(" ", 1)
+            said = await database_sync_to_async(_damage)(
+                self.session.seat.room_id, target.strip(), int(amount)
+            )
+            await self._narrate(said)
+            await hub.publish_state_refresh(self.session.seat.room_id)
         else:
-            await self._error("Use /gm set <variable> <value>, /gm spawn <npc> or /gm teleport <place>.")
+            await self._error(
+                "Use /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place> or /gm dmg <who> <n>."
+            )
 
     async def _command(self, text: str) -> None:
         self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []

@@ -165,13 +165,15 @@ def test_a_keeper_invites_a_player_from_the_keeper_screens(browser, offline_serv
     invite = link.input_value()
     assert "/#key=" in invite
     SCREENS.mkdir(parents=True, exist_ok=True)
-    for screen in ("invites", "model", "backups", "skills", "rules", "panels", "audio"):
-        if screen != "invites":
-            dialog.locator(f"[data-screen={screen}]").click()
-        dialog.locator(f"[data-screen={screen}][aria-selected=true]").wait_for()
-        if screen == "model":
-            assert dialog.locator("input[type=password]").get_attribute("autocomplete") == "new-password"
-        kay.page.screenshot(path=str(SCREENS / f"keeper-{screen}-desktop.png"))
+    for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        kay.page.set_viewport_size(viewport)
+        for screen in ("invites", "model", "backups", "skills", "rules", "panels", "audio"):
+            if screen != "invites" or width == "phone":
+                dialog.locator(f"[data-screen={screen}]").click()
+            dialog.locator(f"[data-screen={screen}][aria-selected=true]").wait_for()
+            if screen == "model":
+                assert dialog.locator("input[type=password]").get_attribute("autocomplete") == "new-password"
+            kay.page.screenshot(path=str(SCREENS / f"keeper-{screen}-{width}.png"))
     dialog.locator("[data-screen=invites]").click()
     assert dialog.locator("#invite-link").count() == 0, "a minted key is shown once"
     kay.page.click("#keeper-close")

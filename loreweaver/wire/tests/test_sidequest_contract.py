@@ -515,3 +515,34 @@ async def test_facts_the_keeper_establishes_become_footnotes(scripted_keeper, ro
         ]
         assert callbacks[0]["fact_id"].startswith("lore-")
         assert "mayor" not in json.dumps(client.seen), "a keeper-only fact is never a footnote"
+
+
+async def test_a_keeper_runs_the_table_with_gm_commands(offline_server, room):
+    env = offline_server.env
+    async with (
+        await WsClient.connect(offline_server.ws_url) as pip,
+        websockets.connect(_ws(offline_server, env.mint(room, "Gail", "keeper"))) as socket,
+    ):
+        await pip.join(env.mint(room, "Pip"))
+        await pip.say(".coc Pip")
+        hp = next(r for r in (await pip.expect("state"))["character"]["resources"] if r["id"] == "hp")[
+            "value"
+        ]
+        gail = SideQuestClient(socket)
+        await gail.send(
+            "SESSION_EVENT", {"event": "connect", "player_name": "Gail", "genre": "coc7", "world": ""}
+        )
+        await gail.expect("SESSION_EVENT")
+
+        await gail.send("PLAYER_ACTION", {"action": "/gm teleport The lighthouse"})
+        assert (await gail.expect("MAP_UPDATE"))["current_location"] == "The lighthouse"
+        while (await pip.expect("state")).get("scene", {}).get("name") != "The lighthouse":
+            pass
+        await gail.send("PLAYER_ACTION", {"action": "/gm dmg Pip 2"})
+        assert "Pip takes 2 damage" in (await gail.expect("NARRATION"))["text"]
+        while True:
+            state = await pip.expect("state")
+            if next(r for r in state["character"]["resources"] if r["id"] == "hp")["value"] == hp - 2:
+                break
+        spawned = await gail.turn("/gm spawn Old Tom")
+        assert any("Old Tom" in m["payload"].get("text", "") for m in spawned if m["type"] == "NARRATION")
