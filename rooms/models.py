@@ -13,6 +13,10 @@ class Room(models.Model):
     """A table. Players join it with an access key bound to its name."""
 
     name = models.CharField(max_length=64, unique=True)
+    # Open to any name: a SideQuest client may join it without a key, as a player.
+    open_to_all = models.BooleanField(
+        default=False, help_text="SideQuest clients may join without a key, as players, under any name"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

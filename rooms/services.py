@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
+import hmac
 import tomllib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import tomli_w
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -112,6 +115,34 @@ def key_mint(
             expires_at=expires_at,
         )
     return MintedKey(key=key, access_key=access_key)
+
+
+def guest_key(room: str, name: str) -> str | None:
+    """The key a guest of the open room `room` joins with under `name` (None when the
+    room is not open). Derived from the server's secret, so the same name is the same
+    member each time it connects; made on first use, never shown to anyone."""
+    target = Room.objects.filter(name=room, open_to_all=True).first()
+    name = _clean_label(name, "name", NAME_MAX)
+    if target is None:
+        return None
+    key = (
+        "guest-"
+        + hmac.new(
+            settings.SECRET_KEY.encode(), f"guest:{target.pk}:{name.casefold()}".encode(), hashlib.sha256
+        ).hexdigest()
+    )
+    AccessKey.objects.get_or_create(
+        digest=key_digest(key),
+        defaults={
+            "room": target,
+            "member_id": member_id_for(key),
+            "key_masked": mask_key(key),
+            "name": name,
+            "role": Role.PLAYER,
+            "purpose": Purpose.JOIN,
+        },
+    )
+    return key
 
 
 def key_lookup(key: str, *, now: datetime.datetime | None = None) -> AccessKey | None:

@@ -91,10 +91,27 @@ def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
 
 @admin.register(Room)
 class RoomAdmin(ReadOnlyAdmin):
-    list_display = ["name", "members_online", "key_count", "line_count", "created_at"]
+    list_display = ["name", "members_online", "key_count", "line_count", "open_to_all", "created_at"]
+    list_filter = ["open_to_all"]
     search_fields = ["name"]
-    readonly_fields = ["name", "created_at", "online_now", "recent_transcript"]
-    actions = ["export_backup", *(_reset_action(name) for name in RESETS), "delete_data_with_backup"]
+    readonly_fields = ["name", "open_to_all", "created_at", "online_now", "recent_transcript"]
+    actions = [
+        "export_backup",
+        *(_reset_action(name) for name in RESETS),
+        "delete_data_with_backup",
+        "open_to_any_name",
+        "close_to_keys_only",
+    ]
+
+    @admin.action(description="Open to any name (SideQuest clients join without a key, as players)")
+    def open_to_any_name(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+        opened = queryset.update(open_to_all=True)
+        messages.success(request, f"{opened} room(s) open to any name.")
+
+    @admin.action(description="Close to keys only")
+    def close_to_keys_only(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+        closed = queryset.update(open_to_all=False)
+        messages.success(request, f"{closed} room(s) admit keys only.")
 
     @admin.action(description="Export a backup")
     def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:

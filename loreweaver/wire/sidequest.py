@@ -33,6 +33,8 @@ from loreweaver.wire import hub
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
 from media_store import services as media_services
+from rooms import services as room_services
+from rooms.models import Room
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +54,17 @@ def genres_view(request: HttpRequest) -> JsonResponse:
 
 
 def genres() -> dict[str, dict[str, list[str]]]:
-    """`GET /api/genres`: every rule system, each with the worlds a connect may name
-    (the server's modules; a keyed join plays its key's room whatever it names)."""
+    """`GET /api/genres`: every rule system, each with the worlds a connect may name:
+    the server's modules, and the rooms open to any name (a keyed join plays its key's
+    room whatever it names; other rooms are never listed)."""
     from keeper import modules
 
     worlds = [name.rsplit(".", 1)[0] for name in modules.available()]
-    return {system: {"worlds": worlds} for system in catalog().packs}
+    listed = {system: {"worlds": list(worlds)} for system in catalog().packs}
+    for room in Room.objects.filter(open_to_all=True).select_related("table_settings"):
+        system = getattr(getattr(room, "table_settings", None), "system", "coc7")
+        listed.setdefault(system, {"worlds": list(worlds)})["worlds"].append(room.name)
+    return listed
 
 
 # --- pictures by link -----------------------------------------------------------------
@@ -113,6 +120,13 @@ def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
 def last_lore_id(room_id: int) -> int:
     """The room's newest lore entry (what a turn's new facts come after)."""
     return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
+
+
+def _guest_key(room: str, name: str) -> str | None:
+    try:
+        return room_services.guest_key(room, name)
+    except Refusal:  # a name no key may carry
+        return None
 
 
 # --- the keeper's /gm ----------------------------------------------------------------
@@ -291,8 +305,14 @@ class SideQuestConsumer(AsyncWebsocketConsumer):
             await self._error("Already connected.")
             return
         key = connect.key or self.query_key
+        if not key and connect.world and connect.player_name.strip():
+            # A room the operator opened to any name admits a guest as a player.
+            key = await database_sync_to_async(_guest_key)(connect.world, connect.player_name.strip())
         if not key:
-            await self._error("This server admits players with an access key (payload.key or ?key=).")
+            await self._error(
+                "This server admits players with an access key (payload.key or ?key=), "
+                "or to a room its operator opened to any name."
+            )
             await self.close()
             return
         self.connected, self.name = True, connect.player_name.strip()

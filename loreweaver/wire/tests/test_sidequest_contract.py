@@ -546,3 +546,42 @@ async def test_a_keeper_runs_the_table_with_gm_commands(offline_server, room):
                 break
         spawned = await gail.turn("/gm spawn Old Tom")
         assert any("Old Tom" in m["payload"].get("text", "") for m in spawned if m["type"] == "NARRATION")
+
+
+async def test_a_room_the_operator_opened_admits_any_name_as_a_player(offline_server, room):
+    env = offline_server.env
+    async with await WsClient.connect(offline_server.ws_url) as kay:
+        await kay.join(env.mint(room, "Kay", "keeper"))  # the room exists
+    url = offline_server.ws_url.replace("ws://", "http://").rstrip("/") + "/api/genres"
+    listed = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
+    assert room not in json.dumps(listed), "a room is never listed unless it is open"
+    connect = {"event": "connect", "player_name": "Wanderer", "genre": "coc7", "world": room}
+    async with websockets.connect(_ws(offline_server)) as socket:
+        closed = SideQuestClient(socket)
+        await closed.send("SESSION_EVENT", connect)
+        assert (await closed.expect("ERROR"))["reconnect_required"] is False
+
+    _open(env, room)
+    listed = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
+    assert room in listed["coc7"]["worlds"]
+    for _visit in range(2):  # the same name is the same member each time
+        async with websockets.connect(_ws(offline_server)) as socket:
+            guest = SideQuestClient(socket)
+            await guest.send("SESSION_EVENT", connect)
+            event = await guest.expect("SESSION_EVENT")
+            if event["event"] == "connected":
+                await guest.expect("CHARACTER_CREATION", phase="scene")
+                for choice in ("Wren", "she/her", "A wanderer.", "Yes"):
+                    await guest.send("CHARACTER_CREATION", {"phase": "any", "choice": choice})
+                await guest.expect("CHARACTER_CREATION", phase="complete")
+            else:
+                assert event["initial_state"]["characters"][0]["name"] == "Wren"
+            await guest.send("PLAYER_ACTION", {"action": "/gm set day 2"})
+            assert "keeper" in (await guest.expect("ERROR"))["message"], "a guest is a player"
+
+
+def _open(env, room: str) -> None:
+    from loreweaver.testing.servers import _database
+
+    with _database(env) as (connection, mark):
+        connection.execute(f"UPDATE rooms_room SET open_to_all = {mark} WHERE name = {mark}", (True, room))
