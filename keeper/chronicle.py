@@ -61,11 +61,12 @@ class Turn:
     keeper_facts: list[str] | None = None
 
 
-def record(room_id: int, turn: Turn) -> ChronicleEntry:
+def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> ChronicleEntry:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
-    the turn left them."""
+    the turn left them (`last_line_id`: the turn's last transcript line, when the
+    caller knows it)."""
     story = Story.objects.filter(room_id=room_id).first()
-    last = (
+    last = last_line_id or (
         TranscriptEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first()
     )
     return ChronicleEntry.objects.create(

@@ -139,7 +139,9 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
             played.snapshot = hub.take_snapshot(context.room_id)
     else:  # a human keeper narrates: the line is the turn
         narrated = text if played.entry.speaker == Speaker.KEEPER else ""
-        chronicle.record(context.room_id, chronicle.Turn(member.name, text, narrated))
+        chronicle.record(
+            context.room_id, chronicle.Turn(member.name, text, narrated), last_line_id=played.entry.id
+        )
         played.snapshot = hub.take_snapshot(context.room_id)
     return played
 
