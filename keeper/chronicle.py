@@ -17,9 +17,11 @@ the folded turns' keeper-only facts go to a separate digest the Keeper alone rea
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from keeper.models import CampaignSummary, ChronicleEntry, Story
 from rooms.models import Speaker, TranscriptEntry
@@ -61,26 +63,37 @@ class Turn:
     keeper_facts: list[str] | None = None
 
 
-def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> ChronicleEntry:
+def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
     the turn left them (`last_line_id`: the turn's last transcript line, when the
     caller knows it)."""
-    story = Story.objects.filter(room_id=room_id).first()
-    last = last_line_id or (
-        TranscriptEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first()
-    )
-    return ChronicleEntry.objects.create(
-        room_id=room_id,
-        actor=turn.actor[:64],
-        line=turn.line[:2000],
-        outcome=turn.outcome[:OUTCOME_CHARS],
-        dice=[roll_line(frame) for frame in turn.rolls or []],
-        npc_lines=[line[:600] for line in turn.npc_lines or []],
-        scene=(story.scene_name if story else "")[:200],
-        clock=story.clock_text() if story and story.clock_minutes is not None else "",
-        keeper_facts="\n".join(turn.keeper_facts or [])[:2000],
-        last_line_id=last,
-    )
+    # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
+    story, lines, entries = (model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT scene_name, clock_minutes FROM {story} WHERE room_id = %s", [room_id])
+        scene, minutes = cursor.fetchone() or ("", None)
+        if last_line_id is None:
+            cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
+            last_line_id = cursor.fetchone()[0]
+        json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+        cursor.execute(
+            f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, scene, clock, "
+            f"keeper_facts, last_line_id, created_at) "
+            f"VALUES (%s, %s, %s, %s, {json_value}, {json_value}, %s, %s, %s, %s, %s)",
+            [
+                room_id,
+                turn.actor[:64],
+                turn.line[:2000],
+                turn.outcome[:OUTCOME_CHARS],
+                json.dumps([roll_line(frame) for frame in turn.rolls or []], ensure_ascii=False),
+                json.dumps([line[:600] for line in turn.npc_lines or []], ensure_ascii=False),
+                (scene or "")[:200],
+                Story(clock_minutes=minutes).clock_text() if minutes is not None else "",
+                "\n".join(turn.keeper_facts or [])[:2000],
+                last_line_id,
+                connection.ops.adapt_datetimefield_value(timezone.now()),
+            ],
+        )
 
 
 def summary_of(room_id: int) -> CampaignSummary:

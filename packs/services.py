@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from loreweaver.i18n import _, say
@@ -348,29 +348,36 @@ _scripts: dict[str, str] = {}
 def room_hook_scripts(room_id: int) -> list[hooks.Script]:
     """The hook scripts that run in the room: each `hooks.js` of the packs on in it (in
     the order they were turned on), then the scripts world cards brought."""
-    scripts = []
-    pack_files = (
-        PackFile.objects.filter(pack__rooms__room_id=room_id, path__endswith="hooks.js")
-        .select_related("pack")
-        .order_by("pack__rooms__id", "path")
+    # One plain query: every line of play asks, and most rooms have none.
+    files, links, packs, cards = (
+        model._meta.db_table for model in (PackFile, RoomPack, InstalledPack, RoomHook)
     )
-    for pack_file in pack_files:
-        if PurePosixPath(pack_file.path).name != "hooks.js":
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 0, link.id, file.path, file.sha256, pack.pack_id, file.id FROM {files} file "
+            f"JOIN {links} link ON link.pack_id = file.pack_id JOIN {packs} pack ON pack.id = file.pack_id "
+            f"WHERE link.room_id = %s AND file.path LIKE %s "
+            f"UNION ALL SELECT 1, hook.position, hook.source, hook.code, '', hook.id FROM {cards} hook "
+            f"WHERE hook.room_id = %s ORDER BY 1, 2, 3",
+            [room_id, "%hooks.js", room_id],
+        )
+        rows = cursor.fetchall()
+    scripts = []
+    for from_card, position, path, text, pack_id, row_id in rows:
+        if from_card:
+            scripts.append(hooks.Script(f"card {path} #{position + 1}", text))
             continue
-        code = _scripts.get(pack_file.sha256)
+        if PurePosixPath(path).name != "hooks.js":
+            continue
+        code = _scripts.get(text)  # pack files are content-addressed: by their hash
         if code is None:
             try:
-                code = read_file(pack_file).decode("utf-8")
-            except (OSError, UnicodeDecodeError) as failed:
-                log.warning("pack %s: %s cannot be read: %s", pack_file.pack.pack_id, pack_file.path, failed)
+                code = read_file(PackFile.objects.get(pk=row_id)).decode("utf-8")
+            except (OSError, UnicodeDecodeError, PackFile.DoesNotExist) as failed:
+                log.warning("pack %s: %s cannot be read: %s", pack_id, path, failed)
                 continue
-            _scripts[pack_file.sha256] = code
-        pack_id = pack_file.pack.pack_id
-        scripts.append(hooks.Script(f"{pack_id}/{pack_file.path}", code, pack_id))
-    scripts.extend(
-        hooks.Script(f"card {hook.source} #{hook.position + 1}", hook.code)
-        for hook in RoomHook.objects.filter(room_id=room_id)
-    )
+            _scripts[text] = code
+        scripts.append(hooks.Script(f"{pack_id}/{path}", code, pack_id))
     return scripts
 
 
