@@ -48,18 +48,25 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+async def joined(socket, key: str):
+    """Join on `socket` with `key`; returns `until(predicate)`, which reads frames up to
+    the first one `predicate` accepts."""
+    await socket.send(json.dumps({"type": "join", "key": key}))
+    while json.loads(await socket.recv())["type"] != "ui_manifest":
+        pass
+
+    async def until(predicate) -> None:
+        while not predicate(json.loads(await socket.recv())):
+            pass
+
+    return until
+
+
 async def measure_server(url: str, key: str, llm: FakeLlm, turns: int) -> dict[str, list[float]]:
     """Input-to-frame times (seconds) for Keeper turns and for dot commands."""
     times: dict[str, list[float]] = {"first delta": [], "idle": [], "dot command": []}
     async with websockets.connect(url, max_size=None) as socket:
-        await socket.send(json.dumps({"type": "join", "key": key}))
-        while json.loads(await socket.recv())["type"] != "ui_manifest":
-            pass
-
-        async def until(predicate) -> None:
-            while not predicate(json.loads(await socket.recv())):
-                pass
-
+        until = await joined(socket, key)
         for n in range(turns):
             script_turn(llm)
             start = time.perf_counter()
@@ -108,14 +115,7 @@ async def measure_campaign(url: str, key: str, llm: FakeLlm, turns: int) -> list
     """Input to first delta for each turn of a long campaign (the standing reply)."""
     firsts = []
     async with websockets.connect(url, max_size=None) as socket:
-        await socket.send(json.dumps({"type": "join", "key": key}))
-        while json.loads(await socket.recv())["type"] != "ui_manifest":
-            pass
-
-        async def until(predicate) -> None:
-            while not predicate(json.loads(await socket.recv())):
-                pass
-
+        until = await joined(socket, key)
         for n in range(turns):
             start = time.perf_counter()
             text = f"I search the next room of the old customs house, the {n}th, slowly and with care."

@@ -18,6 +18,7 @@ from loreweaver.testing.servers import (
     create_env,
     destroy_env,
     hosted_profile,
+    keeper_model,
     room_id_of,
     start_serve,
 )
@@ -40,15 +41,7 @@ def _brief_chars(request: dict) -> int:
 def campaign(tmp_path_factory):
     llm = FakeLlm(standing_reply=[Text("The fog thickens over the harbour.")], standing_line=SUMMARY).start()
     env = create_env(tmp_path_factory.mktemp("campaign"), hosted=hosted_profile())
-    overrides = {
-        "TRPG_LLM__PROVIDER": "openai",
-        "TRPG_LLM__BASE_URL": llm.url,
-        "TRPG_LLM__API_KEY": "sk-test-campaign",
-        "TRPG_LLM__CHAT_MODEL": "scripted-keeper",
-        "TRPG_LLM__CONTEXT_WINDOW": str(WINDOW),
-        "TRPG_LLM__RETRIES": "0",
-        "TRPG_RATE__BURST": "100000",
-    }
+    overrides = keeper_model(llm.url, TRPG_LLM__CONTEXT_WINDOW=str(WINDOW), TRPG_RATE__BURST="100000")
     table = {"env": env, "llm": llm, "server": start_serve(env, **overrides), "overrides": overrides}
     yield table
     table["server"].stop()

@@ -10,7 +10,7 @@ import pytest
 
 from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text
-from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
+from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, keeper_model, start_serve
 
 PHYSICIAN = "The town physician."
 
@@ -19,15 +19,7 @@ PHYSICIAN = "The town physician."
 def meaning(tmp_path_factory):
     llm = FakeLlm(standing_reply=[Text("Footsteps on the stair.")], synonyms={"doctor": "physician"}).start()
     env = create_env(tmp_path_factory.mktemp("meaning"), hosted=hosted_profile())
-    server = start_serve(
-        env,
-        TRPG_LLM__PROVIDER="openai",
-        TRPG_LLM__BASE_URL=llm.url,
-        TRPG_LLM__API_KEY="sk-test-meaning",
-        TRPG_LLM__CHAT_MODEL="scripted-keeper",
-        TRPG_LLM__EMBEDDING_MODEL="scripted-embedder",
-        TRPG_LLM__RETRIES="0",
-    )
+    server = start_serve(env, **keeper_model(llm.url, TRPG_LLM__EMBEDDING_MODEL="scripted-embedder"))
     yield server, llm
     server.stop()
     destroy_env(env)

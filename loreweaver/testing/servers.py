@@ -243,6 +243,18 @@ def start_serve(
     return ServerProcess(env, ["serve", "--port", "0", "--iroh-no-relay", *extra_args], overrides, launcher)
 
 
+def keeper_model(url: str, **overrides: str) -> dict[str, str]:
+    """The environment that makes a server's Keeper the scripted provider at `url`."""
+    return {
+        "TRPG_LLM__PROVIDER": "openai",
+        "TRPG_LLM__BASE_URL": url,
+        "TRPG_LLM__API_KEY": "sk-test-scripted-0000",
+        "TRPG_LLM__CHAT_MODEL": "scripted-keeper",
+        "TRPG_LLM__RETRIES": "0",
+        **overrides,
+    }
+
+
 def start_iroh_sidecar(env: ServerEnv, **overrides: str) -> ServerProcess:
     """`manage.py iroh_serve` with relays off."""
     return ServerProcess(env, ["iroh_serve", "--iroh-no-relay"], overrides)

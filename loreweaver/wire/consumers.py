@@ -16,10 +16,10 @@ from loreweaver.wire.session import SessionCore
 ADMITTED = {"type": "websocket.loreweaver.admitted"}
 
 
-class TableConsumer(AsyncWebsocketConsumer):
-    """A loreweaver client connected over WebSocket at `/`."""
+class WebSocketCarrier(AsyncWebsocketConsumer):
+    """What the WebSocket carriers share: the session listens on its own (no layer
+    channel), and the client's address for the wrong-key throttle."""
 
-    label = "ws"
     channel_layer_alias = "__session_listens_itself__"
 
     @property
@@ -27,6 +27,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         """The client's address (the proxy's, behind a proxy that daphne does not trust)."""
         client = self.scope.get("client")
         return str(client[0]) if client else "unknown"
+
+
+class TableConsumer(WebSocketCarrier):
+    """A loreweaver client connected over WebSocket at `/`."""
+
+    label = "ws"
 
     async def connect(self) -> None:
         """Accept, then let the session run the handshake (cap, join deadline)."""

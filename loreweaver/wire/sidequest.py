@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
@@ -30,6 +29,7 @@ from keeper.models import Character, LoreEntry, Story, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver.i18n import Refusal
 from loreweaver.wire import hub
+from loreweaver.wire.consumers import WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
 from media_store import services as media_services
@@ -239,18 +239,11 @@ def dice_line(frame: dict) -> str:
     return line + (f" ({label})" if label else "")
 
 
-class SideQuestConsumer(AsyncWebsocketConsumer):
+class SideQuestConsumer(WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
     contract on the client's side."""
 
     label = "sidequest"
-    channel_layer_alias = "__session_listens_itself__"
-
-    @property
-    def peer(self) -> str:
-        """The client's address, for the wrong-key throttle."""
-        client = self.scope.get("client")
-        return str(client[0]) if client else "unknown"
 
     async def connect(self) -> None:
         await self.accept()

@@ -465,18 +465,11 @@ async def test_structured_turns_wait_for_every_player_or_the_rounds_time(offline
 
 @pytest.fixture(scope="module")
 def scripted_keeper(tmp_path_factory):
-    from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
+    from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, keeper_model, start_serve
 
     llm = FakeLlm().start()
     env = create_env(tmp_path_factory.mktemp("sidequest-ai"), hosted=hosted_profile())
-    server = start_serve(
-        env,
-        TRPG_LLM__PROVIDER="openai",
-        TRPG_LLM__BASE_URL=llm.url,
-        TRPG_LLM__API_KEY="sk-test-sidequest",
-        TRPG_LLM__CHAT_MODEL="scripted-keeper",
-        TRPG_LLM__RETRIES="0",
-    )
+    server = start_serve(env, **keeper_model(llm.url))
     yield server, llm
     server.stop()
     destroy_env(env)
