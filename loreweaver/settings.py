@@ -51,6 +51,19 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["*"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
+# Behind a reverse proxy that terminates TLS (compose's `proxy`): trust its
+# X-Forwarded-Proto, send cookies over https only, HSTS, and redirect plain HTTP (the
+# health checks excepted; WebSocket upgrades never pass this middleware).
+TRPG_BEHIND_TLS_PROXY = env_bool("TRPG_BEHIND_TLS_PROXY", False)
+if TRPG_BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 31536000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True  # allows submitting the domain to the preload list; it does not submit it
+
 INSTALLED_APPS = [
     # daphne first: importing it installs Twisted's asyncio reactor before anything
     # else can import the default reactor.

@@ -1,15 +1,19 @@
 """HTTP routes: the browser table at `/` (its WebSocket is at `/` too), the operator
-console, and the SideQuest contract's one REST endpoint (its WebSocket is `/ws`)."""
+console, health checks for orchestrators, and the SideQuest contract's REST endpoints
+(its WebSocket is `/ws`)."""
 
 from django.contrib import admin
 from django.urls import path
 
+from loreweaver.ops.health import healthz, readyz
 from loreweaver.table.views import table_page
 from loreweaver.wire.sidequest import genres_view, media_view
 
 urlpatterns = [
     path("", table_page, name="table"),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("api/genres", genres_view, name="sidequest-genres"),
     path("api/media/<str:token>", media_view, name="sidequest-media"),
 ]

@@ -67,6 +67,9 @@ class ServerEnv:
                 DATABASE_URL=self.database_url,
                 REDIS_URL=self.redis_url,
                 TRPG_REDIS_PREFIX=self.redis_prefix,
+                # What a hosted server refuses to start without (loreweaver/wire/deploy.py).
+                DJANGO_SECRET_KEY=TEST_SECRET_KEY,
+                DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             )
         env.update(self.extra)
         env.update(overrides)
@@ -97,6 +100,10 @@ class ServerEnv:
             text=True,
             timeout=120,
         )
+
+
+# The secret every hosted test server shares (a test's processes must agree on it).
+TEST_SECRET_KEY = "test-only-secret-" + "x" * 40
 
 
 def create_env(

@@ -7,9 +7,9 @@ import signal
 import sys
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from loreweaver.wire import hub
+from loreweaver.wire import deploy, hub
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from rooms.keystore import import_configured_keys
@@ -24,6 +24,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, iroh_no_relay: bool, **options: object) -> None:
+        problems = deploy.hosted_problems()
+        if problems:
+            raise CommandError("This hosted server will not start:\n- " + "\n- ".join(problems))
         if not settings.REDIS_URL:
             self.stderr.write(
                 "Warning: REDIS_URL is not set, so this sidecar cannot share rooms with a web "

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from loreweaver.version import PROTOCOL_VERSION, VERSION
+from loreweaver.wire import deploy
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.server import TableServer
 from packs.services import install_bundled
@@ -66,6 +67,9 @@ class Command(BaseCommand):
     def handle(
         self, *args: object, host: str, port: int, no_iroh: bool, iroh_no_relay: bool, **options: object
     ) -> None:
+        problems = deploy.hosted_problems()
+        if problems:
+            raise CommandError("This hosted server will not start:\n- " + "\n- ".join(problems))
         imported = import_configured_keys()
         if imported:
             self.stdout.write(imported)
