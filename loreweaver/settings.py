@@ -55,10 +55,12 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 # X-Forwarded-Proto, send cookies over https only, HSTS, and redirect plain HTTP (the
 # health checks excepted; WebSocket upgrades never pass this middleware).
 TRPG_BEHIND_TLS_PROXY = env_bool("TRPG_BEHIND_TLS_PROXY", False)
+# `/metrics` answers loopback, and a scraper elsewhere that presents this bearer token.
+TRPG_METRICS_TOKEN = env_str("TRPG_METRICS_TOKEN")
 if TRPG_BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True

@@ -6,14 +6,16 @@ from django.contrib import admin
 from django.urls import path
 
 from loreweaver.ops.health import healthz, readyz
+from loreweaver.ops.metrics import metrics_view
 from loreweaver.table.views import table_page
-from loreweaver.wire.sidequest import genres_view, media_view
+from loreweaver.wire.sidequest_table import genres_view, media_view
 
 urlpatterns = [
     path("", table_page, name="table"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("api/genres", genres_view, name="sidequest-genres"),
     path("api/media/<str:token>", media_view, name="sidequest-media"),
 ]

@@ -8,8 +8,10 @@ so the turn loop cannot tell them apart.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +19,7 @@ import openai
 from django.conf import settings
 
 from keeper.llm.config import LlmConfig
+from loreweaver import metrics
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,13 @@ class OpenAIChat:
 
     async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
         """Stream one completion: text as it comes, then the tool calls, then usage."""
+        with _counted(self.config.provider):
+            async for event in self._stream(messages, tools):
+                if isinstance(event, Usage):
+                    _count_tokens(self.config.provider, event)
+                yield event
+
+    async def _stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
         try:
             response = await self._client.chat.completions.create(
                 model=self.config.chat_model,
@@ -151,13 +161,16 @@ class OpenAIChat:
             raise ProviderError(exc.__class__.__name__) from exc
 
     async def complete(self, messages: list[dict]) -> str:
-        """One short, unstreamed answer (an NPC's line)."""
+        """One short, unstreamed answer (an NPC's line, a summary)."""
         try:
-            response = await self._client.chat.completions.create(
-                model=self.config.chat_model, messages=messages
-            )
+            with _counted(self.config.provider):
+                response = await self._client.chat.completions.create(
+                    model=self.config.chat_model, messages=messages
+                )
         except openai.OpenAIError as exc:
             raise ProviderError(_describe(exc)) from exc
+        if response.usage is not None:
+            _count_tokens(self.config.provider, _usage_of(response.usage))
         return (response.choices[0].message.content or "").strip() if response.choices else ""
 
     async def list_models(self) -> list[str]:
@@ -167,6 +180,24 @@ class OpenAIChat:
         except openai.OpenAIError:
             return []
         return sorted(model.id for model in page.data)
+
+
+@contextlib.contextmanager
+def _counted(provider: str) -> Iterator[None]:
+    """Count one model call, its time and how it ended (`/metrics`)."""
+    started = time.monotonic()
+    outcome = "error"
+    try:
+        yield
+        outcome = "ok"
+    finally:
+        metrics.MODEL_CALLS.labels(provider, outcome).inc()
+        metrics.MODEL_SECONDS.labels(provider).observe(time.monotonic() - started)
+
+
+def _count_tokens(provider: str, usage: Usage) -> None:
+    metrics.MODEL_TOKENS.labels(provider, "in").inc(usage.input_tokens)
+    metrics.MODEL_TOKENS.labels(provider, "out").inc(usage.output_tokens)
 
 
 def _describe(exc: openai.OpenAIError) -> str:

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "loreweaver.failpoints",
             "loreweaver.frames",
             "loreweaver.i18n",
+            "loreweaver.metrics",
         ),
     ),
     ("table", ("rooms",)),

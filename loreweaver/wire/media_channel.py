@@ -18,6 +18,7 @@ from typing import Protocol
 
 from channels.db import database_sync_to_async
 
+from loreweaver import metrics
 from loreweaver.wire import hub
 from media_store import services
 from media_store.models import MediaItem
@@ -135,6 +136,7 @@ class MediaRequests:
 
     async def _finish(self, upload: services.Upload) -> MediaItem:
         item = await database_sync_to_async(upload.finish)()
+        metrics.MEDIA_BYTES.labels("stored").inc(item.size)
         await announce(self.uploader.room_id, item)
         return item
 
@@ -155,6 +157,7 @@ class MediaRequests:
         message = bytearray(ws_envelope(found.header))
         async for piece in found.pieces:
             message += piece
+        metrics.MEDIA_BYTES.labels("served").inc(len(message))
         return bytes(message)
 
     async def serve_stream(self, header: dict, stream: MediaStream) -> None:
@@ -175,6 +178,7 @@ class MediaRequests:
                 await stream.write(line(found.header))
                 async for piece in found.pieces:
                     await stream.write(piece)
+                    metrics.MEDIA_BYTES.labels("served").inc(len(piece))
         except services.MediaError as refused:
             await stream.write(line(self.error_frame(refused.code)))
         await stream.finish()

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
-from loreweaver import failpoints, frames
+from loreweaver import failpoints, frames, metrics
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination, handlers, hub, media_channel
 from loreweaver.wire.protocol import inbound
@@ -118,6 +118,7 @@ class SessionCore:
         """Start the session on a freshly accepted connection."""
         self._writer = asyncio.create_task(self._write_loop())
         self._tasks.append(self._writer)
+        metrics.CONNECTIONS.labels(self.carrier.label).inc()
         if not gate.try_enter():
             await self.fail("too_many_connections")
             return
@@ -150,6 +151,7 @@ class SessionCore:
             await self._join(frame)
             return
         failpoints.hit("frame.route")
+        metrics.FRAMES_IN.labels(frame.type).inc()
         await handlers.HANDLERS[frame.type](self, frame)
 
     async def reject_frame(self, detail: str) -> None:
@@ -226,6 +228,7 @@ class SessionCore:
         the slot is given back first, and a presence entry this cannot remove is
         dropped by the process's next round of upkeep (`hub.Upkeep`).
         """
+        metrics.CONNECTIONS.labels(self.carrier.label).dec()
         self._closing = True
         for task in self._tasks:
             task.cancel()
@@ -235,6 +238,7 @@ class SessionCore:
         seat, self.seat = self.seat, None
         if seat is None:
             return
+        metrics.MEMBERS.labels(self.carrier.label).dec()
         for step, work in (
             ("close.detach", lambda: hub.local_hub.detach(seat.room_id, self)),
             (
@@ -253,6 +257,7 @@ class SessionCore:
 
     def send(self, frame: dict) -> None:
         """Queue one frame for this connection; a client too far behind is dropped."""
+        metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
         self._enqueue(encode(frame))
 
     def send_binary(self, data: bytes) -> None:
@@ -285,6 +290,7 @@ class SessionCore:
 
     def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None:
         """Send an `error` frame that leaves the connection open."""
+        metrics.REFUSALS.labels(code).inc()
         self.send(self.error_frame(code, message_key=message_key, **values))
 
     async def fail(self, code: str, *, message_key: str | None = None, **values: object) -> None:
@@ -370,6 +376,7 @@ class SessionCore:
         failpoints.hit("join.attach")
         await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
         failpoints.hit("join.presence")
+        metrics.MEMBERS.labels(self.carrier.label).inc()
         log.info(
             "join room=%s member=%s role=%s carrier=%s",
             seat.room_name,
@@ -478,6 +485,7 @@ class SessionCore:
                     return  # the replay or a catch-up showed it already
                 self._delivered.add(row)
             if self._may_see(seat, message):
+                metrics.FRAMES_OUT.labels(message["frame"]["type"]).inc()
                 self._enqueue(encoded_for(message, self.locale))
         elif kind == "room.presence":
             # Party presence changed, so each viewer also gets its own fresh state.

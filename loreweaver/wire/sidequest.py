@@ -15,228 +15,35 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from django.core import signing
-from django.http import FileResponse, Http404, HttpRequest, JsonResponse
-from django.views.decorators.http import require_GET
 from pydantic import ValidationError
 
-from keeper import characters, lore
-from keeper.models import Character, LoreEntry, Story, TableSettings
-from keeper.rules.packs import catalog
-from loreweaver.i18n import Refusal
 from loreweaver.wire import hub
 from loreweaver.wire.consumers import WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
-from media_store import services as media_services
-from rooms import services as room_services
-from rooms.models import Room
+from loreweaver.wire.sidequest_table import (
+    character_state,
+    creation_scene,
+    damage,
+    dice_line,
+    footnotes,
+    guest_key,
+    last_lore_id,
+    make_character,
+    media_link,
+    message,
+    resource_of,
+    state_delta,
+    teleport,
+)
 
 log = logging.getLogger(__name__)
 
 # The join errors after which the socket closes (the contract's "reconnect_required").
 _FATAL = ("bad_key", "join_timeout", "too_many_connections")
-
-
-def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
-    """One contract message, serialized."""
-    return json.dumps({"type": kind, "payload": payload or {}, "player_id": player_id}, ensure_ascii=False)
-
-
-@require_GET
-def genres_view(request: HttpRequest) -> JsonResponse:
-    """`GET /api/genres`."""
-    return JsonResponse(genres())
-
-
-def genres() -> dict[str, dict[str, list[str]]]:
-    """`GET /api/genres`: every rule system, each with the worlds a connect may name:
-    the server's modules, and the rooms open to any name (a keyed join plays its key's
-    room whatever it names; other rooms are never listed)."""
-    from keeper import modules
-
-    worlds = [name.rsplit(".", 1)[0] for name in modules.available()]
-    listed = {system: {"worlds": list(worlds)} for system in catalog().packs}
-    for room in Room.objects.filter(open_to_all=True).select_related("table_settings"):
-        system = getattr(getattr(room, "table_settings", None), "system", "coc7")
-        listed.setdefault(system, {"worlds": list(worlds)})["worlds"].append(room.name)
-    return listed
-
-
-# --- pictures by link -----------------------------------------------------------------
-
-MEDIA_SALT = "sidequest-media"
-MEDIA_LINK_SECONDS = 24 * 3600
-
-
-def media_link(room_id: int, sha256: str) -> str:
-    """The path of a signed link to one of the room's pictures, for a member of the
-    room (the contract's `IMAGE` carries a URL): it names nothing else, and expires."""
-    return "/api/media/" + signing.dumps([room_id, sha256], salt=MEDIA_SALT, compress=True)
-
-
-@require_GET
-def media_view(request: HttpRequest, token: str) -> FileResponse:
-    """A picture of a room, by a signed link `media_link` made (anything else: 404)."""
-    try:
-        room_id, sha256 = signing.loads(token, salt=MEDIA_SALT, max_age=MEDIA_LINK_SECONDS)
-        item = media_services.find(int(room_id), str(sha256))
-    except (signing.BadSignature, ValueError, TypeError, media_services.MediaError):
-        raise Http404("no such picture") from None
-    response = FileResponse(media_services.read_pieces(item), content_type=item.mime)
-    response["Content-Length"] = str(item.size)
-    response["Cache-Control"] = "private, max-age=3600"
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
-# --- footnotes ------------------------------------------------------------------------
-
-
-def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
-    """The narration's footnotes: facts for everyone the Keeper established this turn
-    (lore written after entry `since_id`: new, with a marker) and the known ones the
-    narration mentions (callbacks, with their `fact_id`), never a keeper-only fact;
-    and the newest entry seen (a later narration's new facts come after it)."""
-    notes: list[dict] = []
-    newest = since_id
-    shared = LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE)
-    for entry in shared.order_by("id"):
-        summary = f"{entry.title}: {entry.content}"[:300]
-        newest = max(newest, entry.id)
-        if entry.id > since_id:
-            notes.append({"marker": len(notes) + 1, "summary": summary, "category": "Lore", "is_new": True})
-        elif any(lore.mentions(text, keyword) for keyword in [entry.title, *entry.keywords]):
-            notes.append(
-                {"fact_id": f"lore-{entry.id}", "summary": summary, "category": "Lore", "is_new": False}
-            )
-    return notes, newest
-
-
-def last_lore_id(room_id: int) -> int:
-    """The room's newest lore entry (what a turn's new facts come after)."""
-    return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
-
-
-def _guest_key(room: str, name: str) -> str | None:
-    try:
-        return room_services.guest_key(room, name)
-    except Refusal:  # a name no key may carry
-        return None
-
-
-# --- the keeper's /gm ----------------------------------------------------------------
-
-
-def _teleport(room_id: int, place: str) -> None:
-    """`/gm teleport`: the party is somewhere else (the room's scene)."""
-    story = Story.of(room_id)
-    story.scene_name, story.scene_focus = place, ""
-    story.save(update_fields=["scene_name", "scene_focus"])
-
-
-def _damage(room_id: int, name: str, amount: int) -> str:
-    """`/gm dmg`: a character of the room loses hit points; what happened, in a line."""
-    character = Character.objects.filter(room_id=room_id, active=True, name__iexact=name).first()
-    if character is None:
-        return f"Nobody called {name} is at the table."
-    try:
-        _key, old, new = characters.sheet_change(character, "hp", "-", amount)
-    except Refusal as refused:
-        return refused.message("en")
-    return f"{character.name} takes {amount} damage ({old} → {new})."
-
-
-# --- creation ---------------------------------------------------------------------
-
-PRONOUNS = ("she/her", "he/him", "they/them")
-
-
-def _scene(index: int) -> dict:
-    prompts = (
-        ("What is your character's name?", []),
-        ("Which pronouns does your character use?", [{"label": p, "description": ""} for p in PRONOUNS]),
-        ("Tell us where your character comes from, in a few sentences.", []),
-    )
-    prompt, choices = prompts[index]
-    return {
-        "phase": "scene",
-        "scene_index": index + 1,
-        "total_scenes": len(prompts),
-        "prompt": prompt,
-        "choices": choices,
-        "allows_freeform": True,
-        "input_type": "text",
-    }
-
-
-def _make_character(room_id: int, member_id: str, name: str, pronouns: str, backstory: str) -> dict:
-    """The character a finished creation makes (the rule system's values rolled), as
-    `.st` shows it to a loreweaver client."""
-    system = TableSettings.of(room_id).system
-    character = characters.character_create(room_id=room_id, member_id=member_id, system=system, name=name)
-    character.background = f"Pronouns: {pronouns}\n{backstory}".strip()[:4000]
-    character.save(update_fields=["background"])
-    hp = next((r for r in characters.resources_for(character, "en") if r["id"] == "hp"), {})
-    return {
-        "name": character.name,
-        "hp": hp.get("value", 0),
-        "max_hp": hp.get("max", hp.get("value", 0)),
-        "level": 1,
-        "class": system,
-        "statuses": list(character.status_effects),
-        "inventory": [],
-        "stats": dict(character.attributes),
-        "pronouns": pronouns,
-        "backstory": backstory,
-    }
-
-
-# --- from the table's frames to the contract's messages ---------------------------
-
-
-def _resource(entry: dict, resource_id: str) -> dict:
-    return next((r for r in entry.get("resources") or [] if r.get("id") == resource_id), {})
-
-
-def _character_state(character: dict) -> dict:
-    hp = _resource(character, "hp")
-    return {
-        "name": character.get("name", ""),
-        "hp": hp.get("value", 0),
-        "max_hp": hp.get("max", hp.get("value", 0)),
-        "level": 1,
-        "class": character.get("system", ""),
-        "statuses": list(character.get("status_effects") or []),
-        "inventory": [],
-    }
-
-
-def state_delta(state: dict | None) -> dict:
-    """The contract's state delta from a loreweaver `state`: where the party is, and
-    the viewer's own character."""
-    if not state:
-        return {}
-    delta: dict[str, Any] = {}
-    if state.get("scene", {}).get("name"):
-        delta["location"] = state["scene"]["name"]
-    if state.get("character"):
-        delta["characters"] = [_character_state(state["character"])]
-    return delta
-
-
-def dice_line(frame: dict) -> str:
-    """A roll, as a line of the narration."""
-    what = frame.get("skill") or frame.get("expr") or ""
-    line = f"{frame.get('actor', '')} rolls {what}: {frame.get('total', '')}"
-    if frame.get("target") is not None:
-        line += f"/{frame['target']}"
-    label = (frame.get("outcome") or {}).get("label")
-    return line + (f" ({label})" if label else "")
 
 
 class SideQuestConsumer(WebSocketCarrier):
@@ -300,7 +107,7 @@ class SideQuestConsumer(WebSocketCarrier):
         key = connect.key or self.query_key
         if not key and connect.world and connect.player_name.strip():
             # A room the operator opened to any name admits a guest as a player.
-            key = await database_sync_to_async(_guest_key)(connect.world, connect.player_name.strip())
+            key = await database_sync_to_async(guest_key)(connect.world, connect.player_name.strip())
         if not key:
             await self._error(
                 "This server admits players with an access key (payload.key or ?key=), "
@@ -366,13 +173,13 @@ class SideQuestConsumer(WebSocketCarrier):
             await self._command(f".npc add {argument} | |")
         elif verb == "teleport" and argument:
             room_id = self.session.seat.room_id
-            await database_sync_to_async(_teleport)(room_id, argument[:200])
+            await database_sync_to_async(teleport)(room_id, argument[:200])
             await self._narrate(f"The party is now at {argument[:200]}.")
             await self._send(message("MAP_UPDATE", self._map(argument[:200])))
             await hub.publish_state_refresh(room_id)
         elif verb == "dmg" and len(argument.rsplit(" ", 1)) == 2 and argument.rsplit(" ", 1)[1].isdigit():
             target, amount = argument.rsplit(" ", 1)
-            said = await database_sync_to_async(_damage)(
+            said = await database_sync_to_async(damage)(
                 self.session.seat.room_id, target.strip(), int(amount)
             )
             await self._narrate(said)
@@ -394,12 +201,12 @@ class SideQuestConsumer(WebSocketCarrier):
         step = self.creation["step"]
         if step < 3:
             if not choice:
-                await self._send(message("CHARACTER_CREATION", _scene(step)))
+                await self._send(message("CHARACTER_CREATION", creation_scene(step)))
                 return
             self.creation[("name", "pronouns", "backstory")[step]] = choice[: 64 if step == 0 else 2000]
             self.creation["step"] = step + 1
             if step + 1 < 3:
-                await self._send(message("CHARACTER_CREATION", _scene(step + 1)))
+                await self._send(message("CHARACTER_CREATION", creation_scene(step + 1)))
                 return
             preview = {key: self.creation[key] for key in ("name", "pronouns", "backstory")}
             await self._send(
@@ -416,10 +223,10 @@ class SideQuestConsumer(WebSocketCarrier):
             return
         if choice.lower() not in ("yes", "y", "是"):
             self.creation = {"step": 0}
-            await self._send(message("CHARACTER_CREATION", _scene(0)))
+            await self._send(message("CHARACTER_CREATION", creation_scene(0)))
             return
         seat = self.session.seat
-        made = await database_sync_to_async(_make_character)(
+        made = await database_sync_to_async(make_character)(
             seat.room_id,
             seat.member.member_id,
             self.creation["name"],
@@ -498,7 +305,7 @@ class SideQuestConsumer(WebSocketCarrier):
         if first:
             if state.get("character"):
                 initial = {
-                    "characters": [_character_state(state["character"])],
+                    "characters": [character_state(state["character"])],
                     "location": (state.get("scene") or {}).get("name", ""),
                     "quests": {},
                     "turn_count": 0,
@@ -507,7 +314,7 @@ class SideQuestConsumer(WebSocketCarrier):
             else:
                 await self._send(message("SESSION_EVENT", {"event": "connected", "has_character": False}))
                 self.creation = {"step": 0}
-                await self._send(message("CHARACTER_CREATION", _scene(0)))
+                await self._send(message("CHARACTER_CREATION", creation_scene(0)))
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
@@ -539,7 +346,7 @@ class SideQuestConsumer(WebSocketCarrier):
         await self._send(message("NARRATION", payload))
 
     def _member(self, member: dict) -> dict:
-        hp = _resource(member, "hp")
+        hp = resource_of(member, "hp")
         entry = {
             "player_id": "",
             "name": member.get("name", ""),

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from keeper import chronicle, commands
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import model_for_room, offline_keeper_plays, turn_rule
 from keeper.kp.turn import KpTurn, run_kp_turn
-from loreweaver import failpoints, frames
+from loreweaver import failpoints, frames, metrics
 from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
@@ -418,6 +419,7 @@ async def run_input(context: TurnContext, text: str) -> None:
 
     shared = coordination.shared()
     follow_up = None
+    started, kind = time.monotonic(), "line"
     async with shared.room_turn(context.room_id, context.member.name, on_queued):
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
@@ -479,8 +481,10 @@ async def run_input(context: TurnContext, text: str) -> None:
                     seen = stage.TurnSeen(context.member.name, text, narrated)
                     await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
             await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot, into=batch)
+            kind = "command" if played.reply is not None else "keeper" if played.keeper_locale else "line"
         finally:
             # Committed rows are announced even when the turn failed half-way.
             await hub.flush(context.room_id, batch)
+            metrics.TURNS.labels(kind).observe(time.monotonic() - started)
     if follow_up is not None:
         await _follow_up(context, follow_up)

@@ -8,6 +8,7 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from loreweaver import metrics
 from rooms import backups
 from rooms.models import Room, RoomBackup
 
@@ -34,9 +35,11 @@ class Command(BaseCommand):
                 path = backups.new_backup_path(target, f"{PREFIX}{stamp}")
                 counts = backups.room_export(target, path)
             except (OSError, backups.BackupError) as problem:
+                metrics.BACKUP_RUNS.labels("failed").inc()
                 failed.append(target.name)
                 self.stderr.write(f"{target.name}: the backup failed: {problem}")
                 continue
+            metrics.BACKUP_RUNS.labels("ok").inc()
             removed = _rotate(target, keep)
             self.stdout.write(
                 f"{target.name}: {path.name} ({counts.store_rows} rows, {counts.media_files} files)"
