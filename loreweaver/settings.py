@@ -294,11 +294,19 @@ TRPG_IMAGEGEN_SIZE = env_str("TRPG_IMAGEGEN__SIZE") or "1024x1024"
 # A file of words (one per line) masked in everything the Keeper says.
 TRPG_OUTPUT_WORDLIST = env_str("TRPG_OUTPUT_WORDLIST")
 
+# `json`: one JSON object per line, with the connection's carrier, room and member.
+TRPG_LOG_FORMAT = env_choice("TRPG_LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"connection": {"()": "loreweaver.logs.ConnectionFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "loreweaver.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": TRPG_LOG_FORMAT, "filters": ["connection"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("TRPG_LOG_LEVEL", "INFO").upper()},
     "loggers": {
         "daphne": {"level": "WARNING"},

@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "loreweaver.frames",
             "loreweaver.i18n",
             "loreweaver.metrics",
+            "loreweaver.logs",
         ),
     ),
     ("table", ("rooms",)),

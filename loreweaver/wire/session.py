@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
-from loreweaver import failpoints, frames, metrics
+from loreweaver import failpoints, frames, logs, metrics
 from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination, handlers, hub, media_channel
 from loreweaver.wire.protocol import inbound
@@ -116,6 +116,7 @@ class SessionCore:
 
     async def open(self) -> None:
         """Start the session on a freshly accepted connection."""
+        logs.connection_log(carrier=self.carrier.label)  # before the tasks: they share it
         self._writer = asyncio.create_task(self._write_loop())
         self._tasks.append(self._writer)
         metrics.CONNECTIONS.labels(self.carrier.label).inc()
@@ -377,6 +378,7 @@ class SessionCore:
         await coordination.shared().presence_add(seat.room_id, self.connection_id, member)
         failpoints.hit("join.presence")
         metrics.MEMBERS.labels(self.carrier.label).inc()
+        logs.connection_log(room=seat.room_name, member=member.member_id)
         log.info(
             "join room=%s member=%s role=%s carrier=%s",
             seat.room_name,
