@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "channels",
     "rooms",
     "media_store",
@@ -95,7 +96,19 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Admin logins are throttled against password guessing (django-axes): after
+# TRPG_ADMIN__LOGIN_FAILURES failures for one user name from one address, that pair is
+# locked out for TRPG_ADMIN__LOCKOUT_MINUTES. Kept in the database, which every process
+# shares.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("TRPG_ADMIN__LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("TRPG_ADMIN__LOCKOUT_MINUTES", 15, minimum=1) / 60
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
 
 ROOT_URLCONF = "loreweaver.urls"
 ASGI_APPLICATION = "loreweaver.asgi.application"
