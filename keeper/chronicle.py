@@ -34,6 +34,13 @@ OUTCOME_CHARS = 1200
 STORY_SPEAKERS = (Speaker.PLAYER, Speaker.KEEPER)
 
 
+def is_aside(text: str) -> bool:
+    """Whether a line is out of character (`(( … ))`): shown to the table, never part of
+    the story the Keeper answers or remembers."""
+    stripped = text.strip()
+    return stripped.startswith("((") and stripped.endswith("))")
+
+
 def estimate_tokens(text: str) -> int:
     """A model's tokens for `text`, estimated on the high side: about four Latin
     characters to a token, a token for every other character (Chinese, say)."""
@@ -103,11 +110,11 @@ def summary_of(room_id: int) -> CampaignSummary:
 
 def unfolded_lines(room_id: int, after: int, limit: int) -> list[TranscriptEntry]:
     """The story lines after transcript line `after`, oldest first (at most the newest
-    `limit`)."""
+    `limit`; asides are not story)."""
     newest = TranscriptEntry.objects.filter(
         room_id=room_id, id__gt=after, speaker__in=STORY_SPEAKERS
     ).order_by("-id")[:limit]
-    return list(reversed(newest))
+    return [line for line in reversed(newest) if not is_aside(line.text)]
 
 
 def protected_from(lines: list[TranscriptEntry]) -> int:

@@ -140,3 +140,9 @@ def test_without_a_model_the_summary_is_extracted_and_saved_once(room):
     assert not chronicle.save_fold(material, "a second fold of the same start loses")
     assert chronicle.summary_of(room.pk).through_line_id == line.id
     assert ChronicleEntry.objects.filter(room=room).count() == 6
+
+
+def test_an_aside_is_never_story(room):
+    transcript_append(room=room, speaker=Speaker.PLAYER, name="Pip", member_id="p", text="I open the door.")
+    transcript_append(room=room, speaker=Speaker.PLAYER, name="Pip", member_id="p", text="(( brb, coffee ))")
+    assert [line.text for line in chronicle.unfolded_lines(room.pk, 0, 400)] == ["I open the door."]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from keeper import chronicle, commands
+from keeper.chronicle import is_aside
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import model_for_room, offline_keeper_plays, turn_rule
 from keeper.kp.turn import KpTurn, run_kp_turn
@@ -129,6 +130,10 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
             played.snapshot = hub.take_snapshot(context.room_id)
         return played
     rule = turn_rule(context.room_id)
+    if is_aside(text):  # out of character: shown to the table, never the story, never answered
+        played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=True))
+        played.snapshot = hub.take_snapshot(context.room_id)
+        return played
     bot = rule.bot
     played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=bot))
     played.hook_scripts = pack_services.room_hook_scripts(context.room_id)

@@ -251,6 +251,11 @@ class SideQuestClient:
                 return answer
 
 
+async def until_state(client) -> list[dict]:
+    """Every frame up to and including the next `state`."""
+    return await client.collect_until("state")
+
+
 def _ws(server, key: str | None = None) -> str:
     url = server.ws_url.rstrip("/") + "/ws"
     return url + (f"?key={key}" if key else "")
@@ -337,7 +342,12 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
 
         aside = await client.turn("brb, coffee", aside=True)
         assert aside[-1]["type"] == "NARRATION_END"
-        assert "(( brb, coffee ))" in (await pip.expect("narrative", speaker="player"))["text"]
+        assert [m["type"] for m in aside if m["type"] == "NARRATION"] == [], "an aside is not narrated"
+        await pip.expect("narrative", speaker="player", text="(( brb, coffee ))")
+        after = await until_state(pip)
+        assert not [f for f in after if f["type"] in ("turn_status", "narrative")], (
+            "no Keeper turn for an aside"
+        )
 
         await pip.say("I light the lamp.")
         heard = await client.expect("NARRATION")
