@@ -88,7 +88,8 @@ def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
         summary = f"{entry.title}: {entry.content}"[:300]
         newest = max(newest, entry.id)
         if entry.id > since_id:
-            notes.append({"marker": len(notes) + 1, "summary": summary, "category": "Lore", "is_new": True})
+            marker = sum(1 for note in notes if note["is_new"]) + 1  # markers number the new facts
+            notes.append({"marker": marker, "summary": summary, "category": "Lore", "is_new": True})
         elif any(lore.mentions(text, keyword) for keyword in [entry.title, *entry.keywords]):
             notes.append(
                 {"fact_id": f"lore-{entry.id}", "summary": summary, "category": "Lore", "is_new": False}
