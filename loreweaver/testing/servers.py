@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import hashlib
 import os
 import queue
 import secrets
 import signal
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -119,12 +122,87 @@ def create_env(
 
         env.database = f"lw_e2e_{secrets.token_hex(4)}"
         env.redis_prefix = f"lwtest{secrets.token_hex(4)}"
+        template = _postgres_template(root)
         with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{env.database}"')
-    result = env.manage("migrate", "--noinput", "-v0")
+            connection.execute(f'CREATE DATABASE "{env.database}" TEMPLATE "{template}"')
+    else:
+        _copy_sqlite(_sqlite_template(root), base / "db.sqlite3")
+    return env
+
+
+# A migration run costs two seconds and the suites make well over a hundred
+# environments, so each profile migrates once per schema into a template that every
+# environment is then copied from. A template is named by a digest of everything that
+# decides the schema (the migrations and the pinned requirements of the checkout), so a
+# changed migration, or another revision's checkout in a side-by-side benchmark, gets
+# its own; it is built under a temporary name and renamed into place, so a template
+# that exists is complete even when two test runs build it at once.
+
+
+def _schema_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    # The apps sit one or two levels down (rooms/, loreweaver/console/); the pinned
+    # requirements stand for the migrations of Django and the libraries.
+    migrations = sorted([*root.glob("*/migrations/*.py"), *root.glob("*/*/migrations/*.py")])
+    for path in [*migrations, root / "requirements.txt"]:
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _migrate_into(data_dir: Path, root: Path, **overrides: str) -> None:
+    env = ServerEnv(data_dir=data_dir, hosted=False, root=root)
+    result = env.manage("migrate", "--noinput", "-v0", **overrides)
     if result.returncode != 0:
         raise RuntimeError(f"migrate failed:\n{result.stdout}\n{result.stderr}")
-    return env
+
+
+def _postgres_template(root: Path) -> str:
+    import psycopg
+
+    name = f"lw_tpl_{_schema_digest(root)}"
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+        if connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            return name
+        building = f"{name}_{secrets.token_hex(3)}"
+        connection.execute(f'CREATE DATABASE "{building}"')
+    with tempfile.TemporaryDirectory() as scratch:
+        url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + building
+        _migrate_into(
+            Path(scratch),
+            root,
+            DATABASE_URL=url,
+            REDIS_URL=REDIS_TEST_URL,
+            DJANGO_SECRET_KEY=TEST_SECRET_KEY,
+            DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        )
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
+        try:
+            connection.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
+        except psycopg.errors.DuplicateDatabase:  # another run finished first
+            connection.execute(f'DROP DATABASE "{building}" WITH (FORCE)')
+    return name
+
+
+def _sqlite_template(root: Path) -> Path:
+    template = Path(tempfile.gettempdir()) / f"lw_tpl_{_schema_digest(root)}.sqlite3"
+    if template.exists():
+        return template
+    with tempfile.TemporaryDirectory() as scratch:
+        _migrate_into(Path(scratch), root)
+        building = template.with_name(f"{template.name}.{secrets.token_hex(3)}")
+        _copy_sqlite(Path(scratch) / "db.sqlite3", building)
+        os.replace(building, template)
+    return template
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    # The backup API copies a consistent database whatever its journal mode.
+    with (
+        contextlib.closing(sqlite3.connect(source)) as src,
+        contextlib.closing(sqlite3.connect(target)) as dst,
+    ):
+        src.backup(dst)
 
 
 def destroy_env(env: ServerEnv) -> None:
@@ -222,6 +300,18 @@ class ServerProcess:
         import psutil
 
         return psutil.Process(self.pid).memory_info().rss
+
+    def terminate(self) -> None:
+        """Send SIGTERM (what a deploy or `docker compose stop` sends) and return at once."""
+        self.proc.send_signal(signal.SIGTERM)
+
+    def wait_for_log(self, text: str, timeout: float = 10.0) -> None:
+        """Wait until the server's log says `text` (a step with no frame to wait for)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log_text():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the server never logged {text!r}:\n{self.log_text()[-3000:]}")
+            time.sleep(0.05)
 
     def stop(self, timeout: float = 15.0) -> int:
         """SIGTERM and wait; SIGKILL if it will not stop."""
