@@ -33,6 +33,12 @@ REFUSALS = Counter("loreweaver_refusals_total", "Frames or joins refused, by err
 MEDIA_BYTES = Counter(
     "loreweaver_media_bytes_total", "Media bytes, by direction (stored, served)", ["direction"]
 )
-BACKUP_RUNS = Counter(
-    "loreweaver_backup_runs_total", "Room backups written by backup_rooms, by outcome", ["outcome"]
+# The scheduled backups run in a process of their own; every server reports the last
+# run (from the database) when it is scraped.
+BACKUP_LAST_RUN = Gauge(
+    "loreweaver_backup_last_run_timestamp_seconds", "When the last backup_rooms run ended"
 )
+BACKUP_LAST_FAILED = Gauge(
+    "loreweaver_backup_last_run_failed", "1 when the last backup_rooms run failed for a room, else 0"
+)
+BACKUP_LAST_ROOMS = Gauge("loreweaver_backup_last_run_rooms", "Rooms the last backup_rooms run backed up")

@@ -258,6 +258,9 @@ TRPG_RATE_BAD_KEYS_FREE = env_int("TRPG_RATE__BAD_KEYS_FREE", 5, minimum=0)
 TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)
 TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
 TRPG_REPLAY_ENTRIES = env_int("TRPG_REPLAY__ENTRIES", 30, minimum=1)
+# On SIGTERM, how long the turns in flight may take to finish before the members are
+# told to reconnect and the process exits (docker compose waits 30 s, see its file).
+TRPG_SHUTDOWN_GRACE = env_float("TRPG_SHUTDOWN_GRACE", 20.0, minimum=0.0)
 # Community rule packs (YAML) beside the built-in coc7 and dnd5e.
 TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
 # Keeper skills (markdown with frontmatter) beside the shipped ones.
@@ -271,6 +274,9 @@ TRPG_HOOKS_TIME_LIMIT = env_float("TRPG_HOOKS__TIME_LIMIT", 0.5, minimum=0.01)
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
 # host:port the Iroh endpoint binds; empty means every interface on a free port.
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
+# host:port of the Iroh sidecar's health and metrics port (`iroh_serve`); empty: none.
+TRPG_IROH_HEALTH_BIND = env_str("TRPG_IROH__HEALTH_BIND")
+TRPG_HEALTH_PORT = "loreweaver.ops.health_port.serve_health"
 
 # --- Media: per-file and per-room bytes, uploads per member and minute.
 MIB = 1024 * 1024

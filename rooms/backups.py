@@ -24,6 +24,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from rooms import offsite
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
 from rooms.signals import room_story_replaced
@@ -175,8 +176,66 @@ def backup_of(room_id: int, name: str) -> RoomBackup:
 
 
 def backup_file(backup: RoomBackup) -> Path:
-    """Where an indexed backup's document is on disk."""
-    return backup_dir() / backup.path
+    """Where an indexed backup's document is on disk (fetched back from the media
+    storage's copy first when only that one is left)."""
+    path = backup_dir() / backup.path
+    if not path.is_file():
+        offsite.fetch(backup_dir(), backup.path)
+    return path
+
+
+def backup_available(backup: RoomBackup) -> bool:
+    """Whether an indexed backup can be read, from this disk or the storage's copy."""
+    return (backup_dir() / backup.path).is_file() or offsite.has(backup.path)
+
+
+def locate(name: str) -> Path:
+    """The document of the backup called `name` (a file name, or its path under the
+    backups folder), on this disk or fetched from the storage's copy; `not_found`
+    when neither place has it."""
+    relative = name.strip().strip("/")
+    if ".." in relative.split("/") or relative.startswith("~"):
+        raise BackupError("bad_request", "a backup is named by its file name or its path under room_backups/")
+    adopt_loose_files()
+    indexed = RoomBackup.objects.filter(path=relative).first()
+    if indexed is None and "/" not in relative:
+        indexed = RoomBackup.objects.filter(path__endswith="/" + _file_name(relative)).first()
+    if indexed is not None and backup_available(indexed):
+        return backup_file(indexed)
+    found = offsite.find(relative.rsplit("/", 1)[-1]) if "/" not in relative else relative
+    if found is not None and offsite.fetch(backup_dir(), found):
+        adopt_loose_files()
+        return backup_dir() / found
+    raise BackupError("not_found", f"there is no backup called {name} here or in the media storage")
+
+
+def copy_offsite(path: Path) -> bool:
+    """Copy a backup's files to the media storage when that is S3 (False: it is not)."""
+    if not offsite.enabled():
+        return False
+    offsite.copy_out(backup_dir(), [*_companion_files(path), path])
+    return True
+
+
+def room_named_in(path: Path) -> str:
+    """The room a backup document says it is of ("" when it names none)."""
+    try:
+        named = json.loads(path.read_text(encoding="utf-8")).get("room")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return named if isinstance(named, str) else ""
+
+
+def safety_backup(room_name: str, label: str) -> Path | None:
+    """Back up the room called `room_name` before it is overwritten (None when there
+    is no such room): `<label>-<time>.json` in its folder."""
+    room = Room.objects.filter(name=room_name).first() if room_name else None
+    if room is None:
+        return None
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S-%f")
+    path = new_backup_path(room, f"{label}-{stamp}")
+    room_export(room, path)
+    return path
 
 
 def _index(path: Path, room: Room | None) -> RoomBackup:
@@ -200,10 +259,11 @@ def glob_escape(text: str) -> str:
 
 def backup_delete(backup: RoomBackup) -> None:
     """Delete a backup's files (the document and its companions) and its index row."""
-    path = backup_file(backup)
+    path = backup_dir() / backup.path
     for companion in _companion_files(path):
         companion.unlink(missing_ok=True)
     path.unlink(missing_ok=True)
+    offsite.delete(backup.path)
     backup.delete()
 
 

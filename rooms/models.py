@@ -181,3 +181,19 @@ class RoomBackup(models.Model):
     def name(self) -> str:
         """The file name, which a keeper uses to name it (unique within its room)."""
         return self.path.rsplit("/", 1)[-1]
+
+
+class BackupRun(models.Model):
+    """One run of the scheduled backups (`manage.py backup_rooms`): what `/readyz` and
+    `/metrics` report, as the run itself is another process that is gone by then."""
+
+    finished_at = models.DateTimeField(auto_now_add=True)
+    ok = models.BooleanField()
+    rooms = models.PositiveIntegerField(default=0)
+    failures = models.TextField(blank=True)  # one line per room that failed, and why
+
+    class Meta:
+        ordering = ["-finished_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.finished_at:%Y-%m-%d %H:%M} {'ok' if self.ok else 'failed'}"

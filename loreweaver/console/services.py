@@ -21,7 +21,7 @@ def backup_listing() -> list[RoomBackup]:
     first; files the index did not know yet are adopted first."""
     backups.adopt_loose_files()
     indexed = RoomBackup.objects.select_related("room")
-    return [backup for backup in indexed if backups.backup_file(backup).is_file()]
+    return [backup for backup in indexed if backups.backup_available(backup)]
 
 
 def backup_by_id(backup_id: int) -> RoomBackup:

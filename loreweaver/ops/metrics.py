@@ -14,23 +14,38 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from loreweaver import metrics
 from loreweaver.wire import hub
+from rooms.models import BackupRun
 
 
-def _allowed(request: HttpRequest) -> bool:
+def allowed(remote_address: str, authorization: str) -> bool:
+    """Whether a scraper may read the metrics: it presents the bearer token, or it is
+    on loopback."""
     token = settings.TRPG_METRICS_TOKEN
-    offered = request.headers.get("Authorization", "")
-    if token and hmac.compare_digest(offered.encode(), f"Bearer {token}".encode()):
+    if token and hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()):
         return True
     try:
-        return ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
+        return ipaddress.ip_address(remote_address).is_loopback
     except ValueError:
         return False
+
+
+def exposition() -> bytes:
+    """This process's metrics in the Prometheus text format."""
+    metrics.ACTIVE_ROOMS.set(hub.local_hub.room_count())
+    last = BackupRun.objects.first()
+    if last is not None:
+        metrics.BACKUP_LAST_RUN.set(last.finished_at.timestamp())
+        metrics.BACKUP_LAST_FAILED.set(0 if last.ok else 1)
+        metrics.BACKUP_LAST_ROOMS.set(last.rooms)
+    return generate_latest()
+
+
+REFUSED = "metrics are for loopback or a bearer token (TRPG_METRICS_TOKEN)\n"
 
 
 @require_GET
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """The metrics (403 for a scraper neither on loopback nor with the token)."""
-    if not _allowed(request):
-        return HttpResponse("metrics are for loopback or a bearer token (TRPG_METRICS_TOKEN)\n", status=403)
-    metrics.ACTIVE_ROOMS.set(len(hub.local_hub.rooms()))
-    return HttpResponse(generate_latest(), content_type=CONTENT_TYPE_LATEST)
+    if not allowed(request.META.get("REMOTE_ADDR", ""), request.headers.get("Authorization", "")):
+        return HttpResponse(REFUSED, status=403)
+    return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loreweaver.testing.s3 import S3Server
 from loreweaver.testing.servers import (
     ServerEnv,
     ServerProcess,
@@ -62,3 +63,11 @@ def hosted_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
     env = create_env(tmp_path_factory.mktemp("hosted"), hosted=True)
     yield env
     destroy_env(env)
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3Server]:
+    """A real S3 server on loopback (moto's server mode) with one bucket."""
+    server = S3Server()
+    yield server
+    server.stop()

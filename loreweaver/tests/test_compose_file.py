@@ -24,7 +24,7 @@ def test_the_hosted_stack_has_its_five_services_and_a_bucket_job():
 
 
 def test_web_runs_migrations_then_daphne_without_iroh_and_the_sidecar_runs_iroh():
-    assert re.search(r"manage\.py migrate .*&& python manage\.py serve .*--no-iroh", _command("web"))
+    assert re.search(r"manage\.py migrate .*&& exec python manage\.py serve .*--no-iroh", _command("web"))
     assert "--host 0.0.0.0" in _command("web")
     assert _command("iroh") == "python manage.py iroh_serve"
     commands = get_commands()
@@ -82,3 +82,18 @@ def test_the_image_installs_the_pinned_requirements():
     assert "TRPG_DATA_DIR=/data" in dockerfile
     for service in TABLE:
         assert SERVICES[service]["build"] == "."
+
+
+def test_a_stop_gives_the_table_time_to_finish_its_turns():
+    # The server itself must receive SIGTERM (not a shell that ignores it), and compose
+    # must wait longer than the server's own grace for turns in flight.
+    grace = float(COMPOSE["x-table-env"]["TRPG_SHUTDOWN_GRACE"].strip("${}").split(":-")[1])
+    for service in TABLE:
+        assert int(SERVICES[service]["stop_grace_period"].rstrip("s")) > grace
+    assert not _command("iroh").startswith("sh ")
+
+
+def test_web_and_the_sidecar_are_healthy_when_their_readyz_says_so():
+    assert "8765/readyz" in " ".join(SERVICES["web"]["healthcheck"]["test"])
+    port = SERVICES["iroh"]["environment"]["TRPG_IROH__HEALTH_BIND"].rsplit(":", 1)[1]
+    assert f"{port}/readyz" in " ".join(SERVICES["iroh"]["healthcheck"]["test"])

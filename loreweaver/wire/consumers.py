@@ -14,6 +14,8 @@ from loreweaver.wire.session import SessionCore
 # The message that tells our daphne protocol (`loreweaver.wire.server`) a join was accepted, so
 # it lifts the pre-join message cap. daphne's own protocol ignores unknown replies.
 ADMITTED = {"type": "websocket.loreweaver.admitted"}
+# RFC 6455's registered "service restart": the server is going down and will be back.
+RESTART_CLOSE_CODE = 1012
 
 
 class WebSocketCarrier(AsyncWebsocketConsumer):
@@ -27,6 +29,18 @@ class WebSocketCarrier(AsyncWebsocketConsumer):
         """The client's address (the proxy's, behind a proxy that daphne does not trust)."""
         client = self.scope.get("client")
         return str(client[0]) if client else "unknown"
+
+    async def abort(self) -> None:
+        """Close at once (the bounded daphne protocol also drops a stalled socket)."""
+        await super().close(code=1008, reason="stalled")
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        """Close the socket; daphne writes queued frames before the close frame."""
+        await super().close(code=code if code is not None else 1000, reason=reason)
+
+    async def close_for_restart(self) -> None:
+        """Close with 1012 (service restart): clients reconnect, and get the replay."""
+        await super().close(code=RESTART_CLOSE_CODE, reason="server restarting")
 
 
 class TableConsumer(WebSocketCarrier):
@@ -64,11 +78,3 @@ class TableConsumer(WebSocketCarrier):
     async def send_bytes(self, data: bytes) -> None:
         """Write one binary message (a media reply)."""
         await self.send(bytes_data=data)
-
-    async def abort(self) -> None:
-        """Close at once (the bounded daphne protocol also drops a stalled socket)."""
-        await super().close(code=1008, reason="stalled")
-
-    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
-        """Close the socket; daphne writes queued frames before the close frame."""
-        await super().close(code=code if code is not None else 1000, reason=reason)

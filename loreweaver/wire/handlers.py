@@ -17,7 +17,7 @@ from django.conf import settings
 
 from keeper.characters import set_avatar
 from loreweaver import frames
-from loreweaver.wire import admin_frames, coordination, hub, self_update
+from loreweaver.wire import admin_frames, coordination, hub, self_update, shutdown
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import notice
 from loreweaver.wire.seats import Seat, log_failure
@@ -58,6 +58,7 @@ class MemberInputs:
         self._waiting.put_nowait(text)
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._play(seat))
+            shutdown.track_turns(self._worker)  # a stopping process lets it finish
 
     async def _play(self, seat: Seat) -> None:
         connection = self.connection
@@ -95,6 +96,9 @@ async def _accept_input(connection: Joined, text: str) -> None:
     """Rate-limit a line the member typed (or a panel sent for them), then queue it."""
     seat = _seat(connection)
     if not text.strip():
+        return
+    if shutdown.draining():  # a turn begun now could be cut off: the member sends it again
+        connection.send(frames.system(notice("restarting_input_refused", connection.locale), "warn"))
         return
     allowed = await coordination.shared().take_tokens(
         [f"room:{seat.room_id}", f"member:{seat.room_id}:{seat.member.member_id}"],

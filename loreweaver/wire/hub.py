@@ -238,6 +238,10 @@ class LocalHub:
         if self._reach.get(room_id, 2) > 1:
             await self.publish(room_id, {"type": "room.turn_free"})
 
+    def room_count(self) -> int:
+        """How many rooms this process has members in (safe to read from any thread)."""
+        return len(self._rooms)
+
     def rooms(self) -> dict[int, list[RoomListener]]:
         """The rooms this process serves, with their local sessions."""
         return {room_id: list(end.listeners) for room_id, end in self._rooms.items() if end.ready.done()}

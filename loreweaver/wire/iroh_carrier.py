@@ -217,7 +217,7 @@ class IrohConnection:
         """Iroh media replies travel on their own streams, never on the control stream."""
         raise NotImplementedError("binary messages are a WebSocket framing")
 
-    async def close(self) -> None:
+    async def close(self, reason: bytes = b"") -> None:
         """Finish the control stream, wait until the client has it all, then close."""
         if self._closed:
             return
@@ -228,7 +228,11 @@ class IrohConnection:
                 await asyncio.wait_for(self._send.stopped(), FLUSH_TIMEOUT)
             except (TimeoutError, IrohError):
                 pass
-        self.connection.close(0, b"")
+        self.connection.close(0, reason)
+
+    async def close_for_restart(self) -> None:
+        """Close as `close` does, with the reason "server restarting"."""
+        await self.close(b"server restarting")
 
     async def abort(self) -> None:
         """Close at once, dropping what the client has not read (a stalled reader)."""
@@ -257,6 +261,7 @@ class IrohCarrier:
         self.ticket = ""
         self._connections: set[IrohConnection] = set()
         self._handlers: set[asyncio.Task] = set()
+        self._accepting = True
 
     async def start(self) -> str:
         """Bind the endpoint, write the ticket file, and return the ticket."""
@@ -289,6 +294,9 @@ class IrohCarrier:
             incoming = await self.endpoint.accept_next()
             if incoming is None:
                 return
+            if not self._accepting:
+                incoming.refuse()
+                continue
             task = asyncio.create_task(self._handle(incoming))
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
@@ -310,6 +318,10 @@ class IrohCarrier:
             log.exception("iroh connection failed")
         finally:
             self._connections.discard(handler)
+
+    def stop_accepting(self) -> None:
+        """Refuse new connections (the process is stopping); the open ones go on."""
+        self._accepting = False
 
     async def close(self) -> None:
         """Close every connection and the endpoint."""

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.utils import InterfaceError, OperationalError
 
 from loreweaver import frames
+from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination
 from media_store.selectors import media_replay
 from rooms import selectors
@@ -75,6 +76,27 @@ class Seat:
         """The seat an access key gives (as the key is now)."""
         member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
         return cls(access_key.room_id, access_key.room.name, member, access_key.pk)
+
+    def welcome(self, locale: str, *, demo: bool, imagegen: bool) -> dict:
+        """The `welcome` frame of this seat, with the features this member may use."""
+        features = ["media", "audio"]
+        if imagegen:
+            features.append("imagegen")
+        if demo:
+            features.append("demo")
+        if self.is_keeper and settings.TRPG_UPDATE_COMMAND:
+            features.append("update")
+        return frames.welcome(
+            protocol=PROTOCOL_VERSION,
+            features=features,
+            room=self.room_name,
+            member_id=self.member.member_id,
+            name=self.member.name,
+            role=self.member.role,
+            locale=locale,
+            server=SERVER_NAME,
+            version=VERSION,
+        )
 
 
 class DeliveredRows:

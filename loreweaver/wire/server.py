@@ -24,8 +24,8 @@ from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
 from loreweaver import frames
-from loreweaver.wire import hub, self_update
-from loreweaver.wire.consumers import ADMITTED
+from loreweaver.wire import hub, self_update, shutdown
+from loreweaver.wire.consumers import ADMITTED, RESTART_CLOSE_CODE
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
@@ -111,6 +111,14 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
             return
         super().handle_reply(message)
 
+    def serverClose(self, code: int | None = None) -> None:  # noqa: N802 (daphne's hook)
+        # autobahn lets an application send only 1000 and 3000-4999, but a server going
+        # down for a restart says so with the registered 1012 (clients reconnect on it).
+        if code == RESTART_CLOSE_CODE and self.state == self.STATE_OPEN:
+            self.sendCloseFrame(code=code, reasonUtf8=b"server restarting")
+            return
+        super().serverClose(code)
+
     def serverSend(self, content: str | bytes, binary: bool = False) -> None:  # noqa: N802
         congestion = getattr(self, "congestion", None)
         if congestion is not None and congestion.paused:
@@ -158,11 +166,11 @@ class TableServer(Server):
         self._on_ready = on_ready
         self._iroh = iroh_carrier
         self._background: list[asyncio.Task] = []
+        self._ports: list = []
 
     def run(self) -> None:
         tune_garbage_collection()
         reactor.callWhenRunning(self._started)
-        reactor.addSystemEventTrigger("before", "shutdown", self._before_shutdown)
         super().run()
 
     def _started(self) -> None:
@@ -179,14 +187,29 @@ class TableServer(Server):
 
     def listen_success(self, port: object) -> None:
         super().listen_success(port)
+        self._ports.append(port)
         actual = port.getHost().port
         self_update.plan.websocket_bound(actual)
         host = self._host if self._host not in ("0.0.0.0", "::") else "127.0.0.1"
         self._on_ready(f"{host}:{actual}")
 
-    def _before_shutdown(self) -> defer.Deferred | None:
+    def kill_all_applications(self) -> defer.Deferred:
+        """Before the reactor stops (SIGTERM, Ctrl-C): stop gracefully first, then let
+        daphne cancel the connections that are left."""
+        return defer.Deferred.fromFuture(asyncio.ensure_future(self._stop_gracefully()))
+
+    async def _stop_gracefully(self) -> None:
+        for port in self._ports:
+            port.stopListening()
+        if self._iroh is not None:
+            self._iroh.stop_accepting()
+        try:
+            await shutdown.drain()
+        except Exception:
+            log.exception("stopping: the graceful part failed; closing what is left")
+        # Only now: the heartbeat keeps this process's turns and members alive meanwhile.
         for task in self._background:
             task.cancel()
-        if self._iroh is None:
-            return None
-        return defer.Deferred.fromFuture(asyncio.ensure_future(self._iroh.close()))
+        if self._iroh is not None:
+            await self._iroh.close()
+        await super().kill_all_applications().asFuture(asyncio.get_running_loop())

@@ -25,8 +25,7 @@ from django.utils import timezone
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver import failpoints, frames, logs, metrics
-from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
-from loreweaver.wire import coordination, handlers, hub, media_channel
+from loreweaver.wire import coordination, handlers, hub, media_channel, shutdown
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, gate, join_replay, log_failure
@@ -40,6 +39,7 @@ log = logging.getLogger(__name__)
 
 LOCALES = ("en", "zh")
 _CLOSE = object()
+_RESTART = object()  # close with "the server is restarting: come back"
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,9 @@ class Carrier(Protocol):
 
     async def abort(self) -> None:
         """Close at once, dropping what the client has not read."""
+
+    async def close_for_restart(self) -> None:
+        """Close as `close` does, saying the server is restarting (come back soon)."""
 
 
 class SessionCore:
@@ -156,10 +159,8 @@ class SessionCore:
         await handlers.HANDLERS[frame.type](self, frame)
 
     async def reject_frame(self, detail: str) -> None:
-        """Answer a frame the carrier or the parser could not accept.
-
-        Before join this ends the connection; after join it only costs the frame.
-        """
+        """Answer a frame the carrier or the parser could not accept: before join this
+        ends the connection; after join it only costs the frame."""
         if self.seat is None:
             await self.fail("bad_frame", detail=detail)
         else:
@@ -304,12 +305,13 @@ class SessionCore:
         self._closing = True
         self._outbox.put_nowait(_CLOSE)
 
-    async def deliver_then_close(self, frame: dict, timeout: float = 5.0) -> None:
-        """Send a last frame, close once it is written, and wait (up to `timeout`)."""
+    async def deliver_then_close(self, frame: dict, timeout: float = 5.0, *, restart: bool = False) -> None:
+        """Send a last frame, close once it is written (`restart`: with the carrier's
+        reconnectable close), and wait (up to `timeout`)."""
         self.send(frame)
         if not self._closing:
             self._closing = True
-            self._outbox.put_nowait(_CLOSE)
+            self._outbox.put_nowait(_RESTART if restart else _CLOSE)
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(self._writer), timeout)
 
@@ -321,8 +323,8 @@ class SessionCore:
     async def _write_loop(self) -> None:
         while True:
             item = await self._outbox.get()
-            if item is _CLOSE:
-                await self.carrier.close()
+            if item is _CLOSE or item is _RESTART:
+                await (self.carrier.close() if item is _CLOSE else self.carrier.close_for_restart())
                 return
             if isinstance(item, _Burst):
                 self._burst_queued -= 1
@@ -387,11 +389,8 @@ class SessionCore:
             self.carrier.label,
         )
 
-        self.send(
-            self._welcome(
-                demo=seat.is_keeper and await demo_offered(seat.room_id), imagegen=await images_configured()
-            )
-        )
+        demo = seat.is_keeper and await demo_offered(seat.room_id)
+        self.send(seat.welcome(self.locale, demo=demo, imagegen=await images_configured()))
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         await self._read_room_now(seat)
@@ -431,32 +430,22 @@ class SessionCore:
             # operator's TRPG_REPLAY__ENTRIES: it never counts as a client falling behind.
             self._enqueue(encode(frames.for_viewer(frame, self.locale)), live=False)
 
+    @property
+    def finished(self) -> asyncio.Task:
+        """Done once the connection's last frame is written and it is closed."""
+        return self._writer
+
+    async def say_goodbye(self) -> None:
+        """The process is stopping: tell the member, then close with the carrier's
+        reconnectable close once everything queued before has been written."""
+        goodbye = frames.system(notice("server_restarting", self.locale), "warn")
+        await self.deliver_then_close(goodbye, restart=True)
+
     def presence_member(self) -> coordination.Member | None:
         """The member this connection is present as in its room (None before the join
         and after the connection closed)."""
         seat = self.seat
         return seat.member if seat is not None and not self._closing else None
-
-    def _welcome(self, *, demo: bool, imagegen: bool) -> dict:
-        assert self.seat is not None
-        features = ["media", "audio"]
-        if imagegen:
-            features.append("imagegen")
-        if demo:
-            features.append("demo")
-        if self.seat.is_keeper and settings.TRPG_UPDATE_COMMAND:
-            features.append("update")
-        return frames.welcome(
-            protocol=PROTOCOL_VERSION,
-            features=features,
-            room=self.seat.room_name,
-            member_id=self.seat.member.member_id,
-            name=self.seat.member.name,
-            role=self.seat.member.role,
-            locale=self.locale,
-            server=SERVER_NAME,
-            version=VERSION,
-        )
 
     # --- room messages ------------------------------------------------------------------------
 
@@ -523,6 +512,8 @@ class SessionCore:
                 await self.deliver_then_close(frames.system(notice("disconnected", self.locale), "warn"))
         elif kind == "room.resync":
             await self._catch_up(seat)
+        elif shutdown.is_our_goodbye(message):
+            await self.say_goodbye()
 
     def _send_manifest(self, seat: Seat) -> None:
         panels = self._manifests["keeper" if seat.is_keeper else "player"]
@@ -564,7 +555,7 @@ class SessionCore:
         assert self._media is not None
         self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
         await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
-        self.send(self._welcome(demo=False, imagegen=await images_configured()))
+        self.send(now.welcome(self.locale, demo=False, imagegen=await images_configured()))
         self._send_manifest(now)  # a keeper's panels come and go with the role
         # Everyone, this connection included, gets the new presence and its own state.
         await hub.publish_presence_changed(now.room_id)

@@ -417,9 +417,3 @@ class SideQuestConsumer(WebSocketCarrier):
 
     async def send_bytes(self, data: bytes) -> None:
         """Media replies have no place in this contract."""
-
-    async def abort(self) -> None:
-        await super().close(code=1008, reason="stalled")
-
-    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
-        await super().close(code=code if code is not None else 1000, reason=reason)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import urllib.request
 
+import pytest
 from django.test import RequestFactory
 
 from loreweaver.ops.metrics import metrics_view
@@ -52,6 +53,7 @@ async def test_the_counters_move_when_the_table_plays(metered_server, room):
     )
 
 
+@pytest.mark.django_db
 def test_metrics_are_for_loopback_or_the_bearer_token(settings):
     settings.TRPG_METRICS_TOKEN = "scrape-token-0123456789"
     remote = RequestFactory().get("/metrics", REMOTE_ADDR="10.1.2.3")

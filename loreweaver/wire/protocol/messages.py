@@ -68,6 +68,10 @@ NOTICES: dict[str, str] = {
         "The Keeper's answer to {actor} was cut off when a server process stopped; the line is kept."
     ),
     "disconnected": _("The server's operator disconnected this session."),
+    "server_restarting": _("The server is restarting; you will be reconnected and see what you missed."),
+    "restarting_input_refused": _(
+        "The server is restarting, so that line was not played. Send it again once you are reconnected."
+    ),
     "queued": _("Another turn is running; yours is queued and will follow."),
     "human_keeper": _("A human keeper narrates this table: no bot answers the story lines."),
     "round_waiting": _("{actor} has acted. The Keeper answers when these have too: {names}."),

@@ -8,8 +8,9 @@ import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.module_loading import import_string
 
-from loreweaver.wire import deploy, hub
+from loreweaver.wire import deploy, hub, shutdown
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from rooms.keystore import import_configured_keys
@@ -52,6 +53,13 @@ class Command(BaseCommand):
             loop.add_signal_handler(signum, stop.set)
         ticket = await carrier.start()
         sys.stdout.write(f"Iroh ticket: {ticket}\n  (also saved to {settings.DATA_DIR / TICKET_FILE})\n")
+        health = None
+        if settings.TRPG_IROH_HEALTH_BIND:
+            # The project's health port, looked up (as daphne's application is), since
+            # the project sits above this layer.
+            health = import_string(settings.TRPG_HEALTH_PORT)(settings.TRPG_IROH_HEALTH_BIND)
+            host, port = health.server_address[:2]
+            sys.stdout.write(f"Health: http://{host}:{port}/  (/healthz, /readyz, /metrics)\n")
         sys.stdout.write("Ready. Stop with Ctrl-C.\n")
         sys.stdout.flush()
         tasks = [
@@ -59,6 +67,10 @@ class Command(BaseCommand):
             asyncio.create_task(hub.Upkeep().run()),
         ]
         await stop.wait()
+        carrier.stop_accepting()
+        await shutdown.drain()  # turns in flight finish, members are told to reconnect
         await carrier.close()
         for task in tasks:
             task.cancel()
+        if health is not None:
+            health.shutdown()

@@ -1,0 +1,59 @@
+"""The scheduled backups run in a process of their own (compose's `backup` service);
+a run that failed shows in every server's `/readyz` (a warning: the table still plays,
+so the process stays ready) and `/metrics`, until a run succeeds (docs/operations.md,
+"Scheduled backups")."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+
+from loreweaver.testing.servers import start_serve
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.read().decode()
+
+
+def _last_run_failed(base: str) -> float:
+    status, text = _get(f"{base}/metrics")
+    assert status == 200
+    return float(re.search(r"^loreweaver_backup_last_run_failed (\S+)$", text, re.M).group(1))
+
+
+def test_a_failed_backup_run_shows_in_readyz_and_metrics_until_one_succeeds(fresh_env, room):
+    minted = fresh_env.manage("mint_key", "--room", room, "--name", "Kim", "--role", "keeper")
+    assert minted.returncode == 0, minted.stderr
+    server = start_serve(fresh_env, "--no-iroh")
+    base = server.ws_url.replace("ws://", "http://").rstrip("/")
+    try:
+        status, body = _get(f"{base}/readyz")
+        assert status == 200 and json.loads(body)["warnings"] == []
+        assert "no scheduled backup has run yet" in json.loads(body)["checks"]["backups"]
+
+        blocked = fresh_env.data_dir / "room_backups"
+        blocked.write_text("a file where the backups folder should be")
+        failed = fresh_env.manage("backup_rooms")
+        assert failed.returncode != 0 and room in failed.stderr
+        status, body = _get(f"{base}/readyz")
+        ready = json.loads(body)
+        assert status == 200 and ready["status"] == "ready", "the table still plays"
+        assert ready["warnings"] == ["backups"]
+        told = ready["checks"]["backups"]
+        assert told.startswith("the last run failed") and room in told
+        assert _last_run_failed(base) == 1
+
+        blocked.unlink()
+        done = fresh_env.manage("backup_rooms")
+        assert done.returncode == 0, done.stderr
+        ready = json.loads(_get(f"{base}/readyz")[1])
+        assert ready["warnings"] == [] and ready["checks"]["backups"].startswith("ok: 1 room")
+        assert _last_run_failed(base) == 0
+    finally:
+        server.stop()

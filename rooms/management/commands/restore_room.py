@@ -1,0 +1,34 @@
+"""`manage.py restore_room BACKUP [--into ROOM]`: restore a room from one of its
+backups, found on this server's disk or, when the disk lost it, in the media storage's
+copy (S3). Restoring over a room that exists first writes a safety backup of it."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rooms import backups
+
+
+class Command(BaseCommand):
+    help = (
+        "Restore a room from a backup: its file name (scheduled-….json) or its path under "
+        "room_backups/; --into restores it as another room."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("backup", help="the backup's file name, or <room folder>/<file name>")
+        parser.add_argument("--into", default="", help="the room to restore into (default: the backup's own)")
+
+    def handle(self, *args: object, backup: str, into: str, **options: object) -> None:
+        try:
+            path = backups.locate(backup)
+            safety = backups.safety_backup(into or backups.room_named_in(path), "before-restore")
+            room, counts = backups.room_import(path, into or None)
+        except backups.BackupError as refused:
+            raise CommandError(str(refused)) from None
+        if safety is not None:
+            self.stdout.write(f"The room as it was is saved as {safety.name}.")
+        self.stdout.write(
+            f"Restored {path.name} into room {room.name!r}: {counts.store_rows} rows, "
+            f"{counts.media_files} media files, {counts.keys} keys."
+        )
