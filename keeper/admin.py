@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db import models
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from keeper.llm.config import mask
 from keeper.models import (
@@ -21,10 +24,48 @@ from keeper.models import (
     Story,
     TableSettings,
 )
+from rooms.signals import room_edited
+
+
+class SeenAtTheTable(admin.ModelAdmin):
+    """Rows the members of a room see: an edit here reaches them at once, as the same
+    change made by a command would (a fresh `state`)."""
+
+    def save_model(self, request: HttpRequest, obj: models.Model, form: forms.Form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        room_edited.send(sender=type(obj), room_id=obj.room_id)
+
+    def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
+        room_id = obj.room_id
+        super().delete_model(request, obj)
+        room_edited.send(sender=type(obj), room_id=room_id)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        room_ids = set(queryset.values_list("room_id", flat=True))
+        super().delete_queryset(request, queryset)
+        for room_id in room_ids:
+            room_edited.send(sender=self.model, room_id=room_id)
+
+
+class CharacterForm(forms.ModelForm):
+    """A sheet whose lists or tables are empty saves as it is (`[]` is a value here)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("attributes", "skills", "resources", "status_effects"):
+            self.fields[name].required = False
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name, empty in (("attributes", {}), ("skills", {}), ("resources", {}), ("status_effects", [])):
+            if data.get(name) is None:
+                data[name] = empty
+        return data
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(SeenAtTheTable):
+    form = CharacterForm
     list_display = ["name", "room", "system", "owner", "active", "pregen"]
     list_filter = ["system", "pregen", "active", "room"]
     list_select_related = ["room"]
@@ -32,26 +73,26 @@ class CharacterAdmin(admin.ModelAdmin):
 
 
 @admin.register(TableSettings)
-class TableSettingsAdmin(admin.ModelAdmin):
+class TableSettingsAdmin(SeenAtTheTable):
     list_display = ["room", "system", "house_rule"]
     list_select_related = ["room"]
 
 
 @admin.register(InitiativeEntry)
-class InitiativeEntryAdmin(admin.ModelAdmin):
+class InitiativeEntryAdmin(SeenAtTheTable):
     list_display = ["room", "name", "value", "current"]
     list_select_related = ["room"]
 
 
 @admin.register(Story)
-class StoryAdmin(admin.ModelAdmin):
+class StoryAdmin(SeenAtTheTable):
     list_display = ["room", "module_title", "scene_name", "ai_turns", "input_tokens", "output_tokens"]
     list_select_related = ["room"]
     readonly_fields = list(Story.USAGE_FIELDS)
 
 
 @admin.register(Npc)
-class NpcAdmin(admin.ModelAdmin):
+class NpcAdmin(SeenAtTheTable):
     list_display = ["name", "room"]
     list_filter = ["room"]
     list_select_related = ["room"]

@@ -6,6 +6,7 @@ import datetime
 import functools
 import hashlib
 import hmac
+import re
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -56,6 +57,44 @@ def _clean_role(role: str) -> str:
     if role not in Role.values:
         raise KeyAdminError("bad_request", _("Role must be 'player' or 'keeper', not {role!r}."), role=role)
     return role
+
+
+# A new room's name: letters (any script), digits, spaces and . _ ' - , starting with a
+# letter or digit; it travels in keys, URLs and backup folder names.
+_ROOM_NAME = re.compile(r"^[^\W_][\w .'-]*$")
+
+
+def new_room_name(name: str) -> str:
+    """`name` as a new room may be called: trimmed, within the length, in the safe
+    characters, and not a room that exists under other capitals ("Demo" beside "demo")."""
+    cleaned = _clean_label(name, "room name", ROOM_NAME_MAX)
+    if not _ROOM_NAME.match(cleaned) or ".." in cleaned:
+        raise KeyAdminError(
+            "bad_request",
+            _(
+                "A room name uses letters, digits, spaces and . _ ' - and starts with a letter or "
+                "digit; {name!r} does not."
+            ),
+            name=cleaned,
+        )
+    twin = Room.objects.filter(name__iexact=cleaned).exclude(name=cleaned).first()
+    if twin is not None:
+        raise KeyAdminError(
+            "bad_request",
+            _(
+                "There is already a room called {twin!r}; use that name, or one that differs in "
+                "more than capitals."
+            ),
+            twin=twin.name,
+        )
+    return cleaned
+
+
+def room_name_to_use(name: str) -> str:
+    """The name of the room an operator typed: a room that exists (named exactly), or a
+    valid new one (`new_room_name`)."""
+    stripped = str(name).strip()
+    return stripped if Room.objects.filter(name=stripped).exists() else new_room_name(stripped)
 
 
 def room_get_or_create(*, name: str) -> Room:

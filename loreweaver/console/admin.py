@@ -6,7 +6,7 @@ destroys data asks for confirmation first."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
@@ -54,8 +54,11 @@ RESETS = {
 
 
 def _confirm(
-    request: HttpRequest, rooms: QuerySet[Room], action: str, verb: str, consequence: str
+    request: HttpRequest, rooms: QuerySet[Room], action: str, verb: str, consequence: str, backup_label: str
 ) -> TemplateResponse:
+    """The page that asks before a destructive action: each room with who is online
+    there now (they are told, or closed) and the backup file written first."""
+    online = coordination.online_now([room.pk for room in rooms])
     return TemplateResponse(
         request,
         "admin/rooms/room/confirm_action.html",
@@ -64,7 +67,14 @@ def _confirm(
             "title": f"Are you sure you want to {verb}?",
             "question": f"This will {verb} in:",
             "consequence": consequence,
-            "rooms": rooms,
+            "rooms": [
+                {
+                    "room": room,
+                    "online": ", ".join(f"{m.name} ({m.role})" for m in online[room.pk]),
+                    "backup": console.backup_target(room, backup_label or room.name),
+                }
+                for room in rooms
+            ],
             "action": action,
             "verb": verb,
         },
@@ -78,10 +88,19 @@ def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
         modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Room]
     ) -> TemplateResponse | None:
         if request.POST.get("post") != "yes":
-            return _confirm(request, queryset, action, verb, consequence)
+            return _confirm(request, queryset, action, verb, consequence, "before-reset")
         for room in queryset:
-            counts = console.reset(room, scope)
-            messages.success(request, f"{room.name}: {verb} done ({counts.store_rows} rows removed).")
+            try:
+                safety, counts = console.reset(room, scope)
+            except OSError as exc:
+                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was reset.")
+                continue
+            modeladmin.log_change(request, room, f"{verb.capitalize()} (after the backup {safety.name}).")
+            messages.success(
+                request,
+                f"{room.name}: backed up to {safety.name}, then {verb} done "
+                f"({counts.store_rows} rows removed).",
+            )
         return None
 
     run.__name__ = action
@@ -99,6 +118,7 @@ class RoomAdmin(ReadOnlyAdmin):
         "export_backup",
         *(_reset_action(name) for name in RESETS),
         "delete_data_with_backup",
+        "delete_room_with_backup",
         "open_to_any_name",
         "close_to_keys_only",
     ]
@@ -117,6 +137,7 @@ class RoomAdmin(ReadOnlyAdmin):
     def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
         for room in queryset:
             written, counts = console.export(room)
+            self.log_change(request, room, f"Exported the backup {written.name}.")
             messages.success(
                 request,
                 f"{room.name}: backup {written.name} written ({counts.keys} keys, {counts.store_rows} rows).",
@@ -132,7 +153,9 @@ class RoomAdmin(ReadOnlyAdmin):
                 queryset,
                 "delete_data_with_backup",
                 "delete the keys and story",
-                "A backup of each room is written first; nothing is deleted if it cannot be.",
+                "A backup of each room is written first; nothing is deleted if it cannot be. "
+                "Members online are disconnected (their keys are gone).",
+                "",
             )
         for room in queryset:
             try:
@@ -140,12 +163,48 @@ class RoomAdmin(ReadOnlyAdmin):
             except OSError as exc:
                 messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
                 continue
+            self.log_change(request, room, f"Deleted the keys and story (after the backup {written.name}).")
             messages.success(
                 request,
                 f"{room.name}: backed up to {written.name}, then {counts.keys} keys and "
                 f"{counts.store_rows} rows deleted.",
             )
         return None
+
+    @admin.action(description="Delete rooms (after a backup)")
+    def delete_room_with_backup(
+        self, request: HttpRequest, queryset: QuerySet[Room]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") != "yes":
+            return _confirm(
+                request,
+                queryset,
+                "delete_room_with_backup",
+                "delete the rooms",
+                "A backup of each room is written first (it stays on the Backups page, to "
+                "restore); nothing is deleted if it cannot be. Members online are disconnected.",
+                "",
+            )
+        for room in list(queryset):
+            name = room.name
+            self.log_deletions(request, Room.objects.filter(pk=room.pk))
+            try:
+                written = console.delete_room(room)
+            except OSError as exc:
+                messages.error(request, f"{name}: the backup failed ({exc}); nothing was deleted.")
+                continue
+            messages.success(request, f"{name}: backed up to {written.name}, then deleted.")
+        return None
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # Django's own delete keeps no backup and tells nobody: rooms go through
+        # "Delete rooms (after a backup)" instead.
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
 
     def get_urls(self) -> list:
         own = [
@@ -241,16 +300,29 @@ class RoomAdmin(ReadOnlyAdmin):
                 original_room=original,
             )
         try:
-            room, counts = console.restore(backup, request.POST.get("room", "").strip()[:64])
-        except backups.BackupError as exc:
+            typed = request.POST.get("room", "").strip()
+            room, counts, safety = console.restore(backup, services.room_name_to_use(typed) if typed else "")
+        except (OSError, backups.BackupError, services.KeyAdminError) as exc:
             messages.error(request, f"{backup.name} was not restored: {exc}")
-        else:
-            messages.success(
+            return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
+        before = f" (the room as it was is saved as {safety.name})" if safety else ""
+        self.log_change(request, room, f"Restored the backup {backup.name}{before}.")
+        messages.success(
+            request,
+            f"{backup.name} restored into room {room.name} "
+            f"({counts.keys} keys, {counts.store_rows} rows){before}.",
+        )
+        if not room.keys.filter(role=Role.KEEPER).exists():
+            messages.warning(
                 request,
-                f"{backup.name} restored into room {room.name} "
-                f"({counts.keys} keys, {counts.store_rows} rows).",
+                format_html(
+                    'Room {} has no keeper key: <a href="{}?room={}">mint one</a> to run it.',
+                    room.name,
+                    reverse("admin:rooms_accesskey_add"),
+                    room.pk,
+                ),
             )
-        return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
+        return HttpResponseRedirect(reverse("admin:rooms_room_change", args=[room.pk]))
 
     def backup_delete_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
         backup = self._backup(backup_id)
@@ -262,6 +334,7 @@ class RoomAdmin(ReadOnlyAdmin):
                 question=f"Delete the backup file {backup.name}? This cannot be undone.",
                 verb="delete it",
             )
+        self.log_deletions(request, RoomBackup.objects.filter(pk=backup.pk))
         backups.backup_delete(backup)
         messages.success(request, f"{backup.name} deleted.")
         return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
@@ -380,16 +453,28 @@ class AccessKeyAdmin(admin.ModelAdmin):
             room=form.room_name(), name=form.cleaned_data["name"], role=form.cleaned_data["role"]
         )
         obj.pk, obj.room = minted.access_key.pk, minted.access_key.room
-        messages.warning(
+        request.minted_key = minted  # shown once, in the page that answers this request
+
+    def response_add(self, request: HttpRequest, obj: AccessKey, post_url_continue: str | None = None):
+        """The new key in a panel with copy buttons and an invitation, until dismissed
+        (never in a message, which would travel in the session)."""
+        minted = getattr(request, "minted_key", None)
+        if minted is None:
+            return super().response_add(request, obj, post_url_continue)
+        key = minted.access_key
+        return TemplateResponse(
             request,
-            format_html(
-                "New {} key for {} in room {}: <code>{}</code> — copy it now; it is not stored "
-                "and will not be shown again.",
-                minted.access_key.role,
-                minted.access_key.name,
-                minted.access_key.room.name,
-                minted.key,
-            ),
+            "admin/rooms/accesskey/minted.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Key for {key.name}",
+                "key": minted.key,
+                "name": key.name,
+                "role": key.role,
+                "room": key.room.name,
+                "invite": console.invitation(request, key.room.name, key.name, key.role, minted.key),
+                "done_url": reverse("admin:rooms_room_change", args=[key.room_id]),
+            },
         )
 
     def delete_view(self, request: HttpRequest, object_id: str, extra_context: dict | None = None):
@@ -402,19 +487,30 @@ class AccessKeyAdmin(admin.ModelAdmin):
     def delete_model(self, request: HttpRequest, obj: AccessKey) -> None:
         services.key_delete(access_key=obj)
 
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
-        doomed = list(queryset.select_related("room"))
+    @staticmethod
+    def _refusal(keys: Iterable[AccessKey]) -> str:
+        """Why deleting these keys is refused ("" when it is not)."""
+        doomed = list(keys)
         for room_id in {key.room_id for key in doomed if key.is_keeper}:
             remaining = AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).exclude(
                 pk__in=[key.pk for key in doomed]
             )
             if not remaining.exists():
                 room = next(key.room for key in doomed if key.room_id == room_id)
-                messages.error(
-                    request, f"Nothing was deleted: room {room.name} would lose its last keeper key."
-                )
-                request.deletion_refused = True
-                return
+                return f"Nothing was deleted: room {room.name} would lose its last keeper key."
+        return ""
+
+    def log_deletions(self, request: HttpRequest, queryset: Iterable[AccessKey]) -> None:
+        # Django logs a bulk deletion before it happens: a refused one is not logged.
+        if not self._refusal(queryset):
+            super().log_deletions(request, queryset)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
+        refusal = self._refusal(queryset)
+        if refusal:
+            messages.error(request, refusal)
+            request.deletion_refused = True
+            return
         queryset.delete()
 
     def message_user(

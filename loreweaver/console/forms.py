@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import get_language
 
 from rooms.models import AccessKey, Role
+from rooms.services import KeyAdminError, room_name_to_use
 
 
 class KeyMintForm(forms.ModelForm):
@@ -21,6 +23,16 @@ class KeyMintForm(forms.ModelForm):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["room"].required = False
+
+    def clean_new_room(self) -> str:
+        typed = (self.cleaned_data.get("new_room") or "").strip()
+        if not typed:
+            return typed
+        try:
+            return room_name_to_use(typed)
+        except KeyAdminError as refused:
+            locale = "zh" if (get_language() or "").startswith("zh") else "en"
+            raise forms.ValidationError(refused.message(locale)) from None
 
     def clean(self) -> dict:
         data = super().clean()

@@ -10,8 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.http import HttpRequest
 
 from loreweaver.wire import coordination, hub
+from loreweaver.wire.iroh_carrier import TICKET_FILE
 from rooms import backups
 from rooms.models import Room, RoomBackup
 
@@ -49,9 +52,11 @@ def export(room: Room) -> tuple[Path, backups.RoomCounts]:
     return path, backups.room_export(room, path)
 
 
-def reset(room: Room, scope: str) -> backups.RoomCounts:
-    """Reset the room's story by scope and tell its members."""
-    return backups.room_reset(room, scope)
+def reset(room: Room, scope: str) -> tuple[Path, backups.RoomCounts]:
+    """Back the room up, then reset its story by scope and tell its members."""
+    safety = backups.safety_backup(room.name, "before-reset")
+    assert safety is not None, "the room exists"
+    return safety, backups.room_reset(room, scope)
 
 
 def delete_data(room: Room) -> tuple[Path, backups.RoomCounts]:
@@ -60,7 +65,42 @@ def delete_data(room: Room) -> tuple[Path, backups.RoomCounts]:
     return path, backups.room_delete_data(room, backup=path)
 
 
-def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCounts]:
+def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCounts, Path | None]:
     """Restore a backup, into `room_name` when given (any room: the operator may
-    restore one room's backup into another), all or nothing."""
-    return backups.room_import(backups.backup_file(backup), room_name or None)
+    restore one room's backup into another), all or nothing; a room that exists is
+    backed up first (that backup is returned, else None)."""
+    document = backups.backup_file(backup)
+    safety = backups.safety_backup(room_name or backups.room_named_in(document), "before-restore")
+    room, counts = backups.room_import(document, room_name or None)
+    return room, counts, safety
+
+
+def delete_room(room: Room) -> Path:
+    """Back the room up, then delete it: its keys (its members are closed), story and
+    settings. The backup stays, unassigned, for the operator to restore."""
+    path = backups.new_backup_path(room)
+    backups.room_delete_data(room, backup=path)
+    room.delete()
+    return path
+
+
+def backup_target(room: Room, label: str) -> str:
+    """Where a safety backup of the room will be written, for a confirmation page."""
+    return f"{backups.room_folder(room).relative_to(backups.backup_dir().parent)}/{label}-<date>-<time>.json"
+
+
+def invitation(request: HttpRequest, room: str, name: str, role: str, key: str) -> str:
+    """What to send a new member: where the table is (WebSocket, browser, Iroh ticket
+    when this server has one) and their key."""
+    secure = request.is_secure()
+    host = request.get_host()
+    lines = [
+        f'You are invited to the table "{room}" as {name} ({role}).',
+        f"WebSocket: {'wss' if secure else 'ws'}://{host}/",
+        f"Browser: {'https' if secure else 'http'}://{host}/",
+    ]
+    ticket_file = Path(settings.DATA_DIR) / TICKET_FILE
+    if ticket_file.is_file():
+        lines.append(f"Iroh ticket: {ticket_file.read_text().strip()}")
+    lines.append(f"Key: {key}")
+    return "\n".join(lines)

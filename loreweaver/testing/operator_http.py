@@ -9,6 +9,7 @@ import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
+from html.parser import HTMLParser
 
 from loreweaver.testing.servers import ServerProcess
 
@@ -50,3 +51,49 @@ class OperatorSession:
         request = urllib.request.Request(self.base + path, data=body, headers={"Referer": self.base + path})
         with self.opener.open(request, timeout=30) as response:
             return response.read().decode()
+
+    def form_values(self, path: str) -> tuple[str, dict[str, str]]:
+        """The page at `path` and the values its form would post as it stands (text
+        inputs, text areas, checked boxes, selected options)."""
+        page = self.get(path)
+        reader = _FormReader()
+        reader.feed(page)
+        return page, reader.values
+
+
+class _FormReader(HTMLParser):
+    """Collects what a browser would submit from a Django admin change form."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.values: dict[str, str] = {}
+        self._textarea: str | None = None
+        self._select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        name = found.get("name", "")
+        if tag == "input" and name and name != "csrfmiddlewaretoken":
+            kind = found.get("type", "text")
+            if kind in ("checkbox", "radio"):
+                if "checked" in found:
+                    self.values[name] = found.get("value", "on")
+            elif kind not in ("submit", "button", "file"):
+                self.values[name] = found.get("value", "")
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.values[name] = ""
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and "selected" in found:
+            self.values[self._select] = found.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self.values[self._textarea] += data

@@ -6,6 +6,8 @@
   deleted) goes through the model, so the model's signals are where this listens.
 - A room's story replaced (a reset, a restored backup, deleted data), by whichever
   door it came: every member gets a fresh `state{reset:true}`.
+- What a room's members see edited in the operator console (a character, an NPC, the
+  module, the settings): every member gets a fresh `state`.
 - A room's panels changed from outside it (a pack that was on there was removed, from
   a keeper's `.pack remove`, the shell or the console): every member gets its own
   `ui_manifest`.
@@ -27,7 +29,7 @@ from loreweaver.wire import hub
 from packs.models import InstalledPack
 from packs.signals import room_panels_changed
 from rooms.models import AccessKey, Room
-from rooms.signals import room_story_replaced
+from rooms.signals import room_edited, room_story_replaced
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,11 @@ def story_replaced(sender: type, room_id: int, **kwargs: object) -> None:
     transaction.on_commit(lambda: _announce(hub.publish_state_refresh, room_id, reset=True))
 
 
+def edited_by_operator(sender: type, room_id: int, **kwargs: object) -> None:
+    """An operator changed what a room's members see: a fresh state once it commits."""
+    transaction.on_commit(lambda: _announce(hub.publish_state_refresh, room_id))
+
+
 def panels_changed(sender: type, room_id: int, **kwargs: object) -> None:
     """A room's panels changed: its members get their manifests once it commits."""
     transaction.on_commit(lambda: _announce(hub.publish_manifests, room_id))
@@ -62,4 +69,5 @@ def connect() -> None:
     post_save.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.saved")
     post_delete.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.deleted")
     room_story_replaced.connect(story_replaced, sender=Room, dispatch_uid="wire.story.replaced")
+    room_edited.connect(edited_by_operator, dispatch_uid="wire.room.edited")
     room_panels_changed.connect(panels_changed, sender=InstalledPack, dispatch_uid="wire.panels.changed")

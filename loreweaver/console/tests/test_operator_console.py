@@ -20,7 +20,7 @@ def test_minting_from_the_admin_shows_the_key_once_and_stores_only_its_digest(ad
         reverse("admin:rooms_accesskey_add"), {"room": room.pk, "name": "Olga", "role": "keeper"}, follow=True
     )
     page = response.content.decode()
-    match = re.search(r"<code>([A-Za-z0-9_-]{24,})</code>", page)
+    match = re.search(r'<code class="minted-key" id="minted-key">([A-Za-z0-9_-]{24,})</code>', page)
     assert match, page
     key = match.group(1)
     stored = AccessKey.objects.get(name="Olga")

@@ -16,12 +16,6 @@ from rooms.services import key_mint, room_get_or_create, transcript_append
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def data_dir(settings, tmp_path):
-    settings.DATA_DIR = tmp_path
-    return tmp_path
-
-
 @pytest.fixture
 def story_room():
     room = room_get_or_create(name="mill")

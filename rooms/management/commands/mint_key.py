@@ -7,7 +7,7 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rooms.services import KeyAdminError, key_mint
+from rooms.services import KeyAdminError, key_mint, room_name_to_use
 
 
 class Command(BaseCommand):
@@ -36,6 +36,7 @@ class Command(BaseCommand):
         **options: object,
     ) -> None:
         try:
+            room = room_name_to_use(room)
             minted = key_mint(room=room, name=name, role=role, purpose=purpose, expires_in=expires_in)
         except KeyAdminError as exc:
             raise CommandError(str(exc)) from None
