@@ -13,10 +13,12 @@ from django.db.models import Count, QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 
+from loreweaver.console import room_page
 from loreweaver.console import services as console
 from loreweaver.console.forms import KeyChangeForm, KeyMintForm
+from loreweaver.console.story import story_as_seen, story_html
 from loreweaver.wire import coordination
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room, RoomBackup, TranscriptEntry
@@ -113,7 +115,16 @@ class RoomAdmin(ReadOnlyAdmin):
     list_display = ["name", "members_online", "key_count", "line_count", "open_to_all", "created_at"]
     list_filter = ["open_to_all"]
     search_fields = ["name"]
-    readonly_fields = ["name", "open_to_all", "created_at", "online_now", "recent_transcript"]
+    readonly_fields = [
+        "name",
+        "open_to_all",
+        "created_at",
+        "online_now",
+        "room_actions",
+        "room_keys",
+        "room_backups",
+        "recent_transcript",
+    ]
     actions = [
         "export_backup",
         *(_reset_action(name) for name in RESETS),
@@ -363,20 +374,19 @@ class RoomAdmin(ReadOnlyAdmin):
 
     @admin.display(description="online now")
     def online_now(self, room: Room) -> str:
-        members = console.online_members(room)
-        if not members:
-            return "Nobody is online."
-        return format_html(
-            "<table><thead><tr><th>member</th><th>role</th><th></th></tr></thead><tbody>{}</tbody></table>",
-            format_html_join(
-                "",
-                "<tr><td>{}</td><td>{}</td><td><a class='deletelink' href='{}'>Disconnect</a></td></tr>",
-                (
-                    (m.name, m.role, reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]))
-                    for m in members
-                ),
-            ),
-        )
+        return room_page.online_html(room)
+
+    @admin.display(description="actions")
+    def room_actions(self, room: Room) -> str:
+        return room_page.actions_html(room)
+
+    @admin.display(description="keys")
+    def room_keys(self, room: Room) -> str:
+        return room_page.keys_html(room)
+
+    @admin.display(description="backups")
+    def room_backups(self, room: Room) -> str:
+        return room_page.backups_html(room)
 
     @admin.display(description="keys", ordering="key_count")
     def key_count(self, room: Room) -> int:
@@ -386,19 +396,10 @@ class RoomAdmin(ReadOnlyAdmin):
     def line_count(self, room: Room) -> int:
         return room.line_count
 
-    @admin.display(description=f"last {RECENT_LINES} story lines")
+    @admin.display(description=f"last {RECENT_LINES} story lines, as players saw them")
     def recent_transcript(self, room: Room) -> str:
-        lines = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:RECENT_LINES])
-        if not lines:
-            return "No story yet."
-        return format_html(
-            "<ol class='transcript'>{}</ol>",
-            format_html_join(
-                "",
-                "<li><b>{}</b> <small>{}</small><br>{}</li>",
-                ((line.name or line.speaker, line.created_at, line.text) for line in reversed(lines)),
-            ),
-        )
+        lines = story_as_seen(room, RECENT_LINES)
+        return story_html(lines) if lines else "No story yet."
 
 
 @admin.register(TranscriptEntry)

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
 
@@ -231,6 +232,16 @@ class Coordination:
         entries = await self.store.get(f"presence:{room_id}") or {}
         alive = await self._live_processes({e[3] for e in entries.values()})
         return [e for e in entries.values() if e[3] in alive]
+
+    async def online_carriers(self, room_id: int) -> dict[str, list[str]]:
+        """How each connected member is connected (member id -> carriers, sorted)."""
+        entries = await self.store.get(f"presence:{room_id}") or {}
+        alive = await self._live_processes({e[3] for e in entries.values()})
+        carriers: dict[str, set[str]] = {}
+        for connection_id, entry in entries.items():
+            if entry[3] in alive:
+                carriers.setdefault(entry[0], set()).add(connection_id.split("-", 1)[0])
+        return {member_id: sorted(labels) for member_id, labels in carriers.items()}
 
     async def online_members(self, room_id: int) -> list[Member]:
         """The room's connected members, one per member (not per connection), by name."""
@@ -446,22 +457,37 @@ class Coordination:
         return lease.get("actor") if lease and lease.get("busy") else None
 
 
-def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
-    """Who is online in each room, read synchronously (for the admin)."""
+_T = TypeVar("_T")
+
+
+def _read_now(work: Callable[[Coordination], Awaitable[_T]]) -> _T:
+    """Run `work` synchronously (for the admin), on a short-lived store on this call's
+    own event loop: the shared one belongs to the server's loop."""
     from asgiref.sync import async_to_sync
 
-    async def read() -> dict[int, list[Member]]:
-        # A short-lived store on this call's own event loop; the shared one belongs to
-        # the server's loop.
+    async def read() -> _T:
         store = RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else LocalStore()
-        coordination = Coordination(store)
         try:
-            return {room_id: await coordination.online_members(room_id) for room_id in room_ids}
+            return await work(Coordination(store))
         finally:
             if isinstance(store, RedisStore):
                 await store.close()
 
     return async_to_sync(read)()
+
+
+def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
+    """Who is online in each room, read synchronously (for the admin)."""
+
+    async def members(coordination: Coordination) -> dict[int, list[Member]]:
+        return {room_id: await coordination.online_members(room_id) for room_id in room_ids}
+
+    return _read_now(members)
+
+
+def online_carriers_now(room_id: int) -> dict[str, list[str]]:
+    """How each member online in the room is connected, read synchronously (for the admin)."""
+    return _read_now(lambda coordination: coordination.online_carriers(room_id))
 
 
 def online_counts(room_ids: list[int]) -> dict[int, int]:

@@ -88,7 +88,9 @@ class SessionCore:
 
     def __init__(self, carrier: Carrier) -> None:
         self.carrier = carrier
-        self.connection_id = uuid.uuid4().hex
+        # The carrier leads the id, so presence (keyed by it) also says how each member
+        # is connected (the operator console shows it).
+        self.connection_id = f"{carrier.label}-{uuid.uuid4().hex}"
         self.seat: Seat | None = None
         self.locale = settings.TRPG_LOCALE
         # Bounded by hand (`_enqueue`): live frames beyond TRPG_SEND_QUEUE_FRAMES mean the

@@ -163,9 +163,15 @@ async def test_the_operator_disconnects_a_member_from_the_room_page(processes, r
             operator.get, f"/admin/rooms/room/{room_id_of(env, room)}/change/"
         )
         assert "Pat" in room_page and "Kay" in room_page and "Disconnect" in room_page
-        links = dict(
-            re.findall(r"<td>([^<]+)</td><td>[a-z]+</td><td><a class='deletelink' href='([^']+)'", room_page)
-        )
+        rows = {
+            name: (carriers, link)
+            for name, carriers, link in re.findall(
+                r"<td>([^<]+)</td><td>[a-z]+</td><td>([^<]*)</td><td><a class='deletelink' href='([^']+)'",
+                room_page,
+            )
+        }
+        assert rows["Pat"][0] == "Iroh, WebSocket" and rows["Kay"][0] == "WebSocket", "how each is connected"
+        links = {name: link for name, (_carriers, link) in rows.items()}
         confirm = await asyncio.to_thread(operator.get, links["Pat"])
         assert "Disconnect" in confirm and "Pat" in confirm
         await asyncio.to_thread(operator.post, links["Pat"], {"post": "yes"}, confirm)

@@ -1,0 +1,115 @@
+"""The operator console's room page, its parts: who is online (and how), the buttons
+of the room's actions, its keys with "mint for this room", and its backups."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from loreweaver.console import services as console
+from loreweaver.wire import coordination
+from rooms import backups
+from rooms.models import Room
+
+CARRIERS = {"ws": "WebSocket", "iroh": "Iroh", "sidequest": "SideQuest (web)"}
+# The room page's buttons: the list's actions, for this room.
+ROOM_PAGE_ACTIONS = [
+    ("export_backup", "Export a backup"),
+    ("reset_story", "Reset the story"),
+    ("reset_chars", "Reset story and characters"),
+    ("reset_all", "Reset everything"),
+    ("delete_data_with_backup", "Delete keys and story"),
+    ("delete_room_with_backup", "Delete the room"),
+]
+
+
+def online_html(room: Room) -> str:
+    """Who is online, with their role, how they are connected, and a Disconnect link."""
+    members = console.online_members(room)
+    if not members:
+        return "Nobody is online."
+    carriers = coordination.online_carriers_now(room.pk)
+    return format_html(
+        "<table><thead><tr><th>member</th><th>role</th><th>connected by</th><th></th></tr></thead>"
+        "<tbody>{}</tbody></table>",
+        format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>"
+            "<td><a class='deletelink' href='{}'>Disconnect</a></td></tr>",
+            (
+                (
+                    m.name,
+                    m.role,
+                    ", ".join(CARRIERS.get(c, c) for c in carriers.get(m.member_id, [])),
+                    reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]),
+                )
+                for m in members
+            ),
+        ),
+    )
+
+
+def actions_html(room: Room) -> str:
+    """The room's actions as buttons."""
+    # Buttons of the page's own form that post to the room list's actions, for this
+    # room alone: each asks for confirmation there before it destroys anything.
+    buttons = format_html_join(
+        " ",
+        "<button type='submit' class='button' formaction='{}' name='action' value='{}'>{}</button>",
+        ((reverse("admin:rooms_room_changelist"), action, label) for action, label in ROOM_PAGE_ACTIONS),
+    )
+    return format_html("<input type='hidden' name='_selected_action' value='{}'>{}", room.pk, buttons)
+
+
+def keys_html(room: Room) -> str:
+    """The room's keys (masked; each links to its page) and a link that mints one here."""
+    keys = list(room.keys.order_by("role", "name"))
+    mint = format_html(
+        "<a class='addlink' href='{}?room={}'>Mint a key for this room</a>",
+        reverse("admin:rooms_accesskey_add"),
+        room.pk,
+    )
+    if not keys:
+        return format_html("No keys. {}", mint)
+    return format_html(
+        "<table><thead><tr><th>name</th><th>role</th><th>key</th><th>expires</th></tr></thead>"
+        "<tbody>{}</tbody></table>{}",
+        format_html_join(
+            "",
+            "<tr><td><a href='{}'>{}</a></td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+            (
+                (
+                    reverse("admin:rooms_accesskey_change", args=[key.pk]),
+                    key.name,
+                    key.role,
+                    key.key_masked,
+                    key.expires_at.strftime("%Y-%m-%d %H:%M UTC") if key.expires_at else "never",
+                )
+                for key in keys
+            ),
+        ),
+        mint,
+    )
+
+
+def backups_html(room: Room) -> str:
+    """The room's backups, newest first, each to restore or download."""
+    found = [backup for backup in room.backups.all() if backups.backup_available(backup)]
+    if not found:
+        return "No backups yet (Export a backup, above)."
+    return format_html(
+        "<ul>{}</ul>",
+        format_html_join(
+            "",
+            "<li>{} <small>{}</small> · <a href='{}'>restore</a> · <a href='{}'>download</a></li>",
+            (
+                (
+                    backup.name,
+                    backup.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+                    reverse("admin:rooms_room_backup_restore", args=[backup.pk]),
+                    reverse("admin:rooms_room_backup_download", args=[backup.pk]),
+                )
+                for backup in found
+            ),
+        ),
+    )

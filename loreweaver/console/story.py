@@ -1,0 +1,94 @@
+"""A room's story as its players saw it, for the console's room page: each line with
+its time and speaker, its text rendered (the markdown the clients render, made safe),
+and after it the public dice rolls and NPC lines of its turn. Keeper-only events are
+left out, as a player's replay leaves them out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
+
+# The inline markdown the table's lines use, applied to text already escaped.
+_INLINE = [
+    (re.compile(r"`([^`\n]+)`"), r"<code>\1</code>"),
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
+    (re.compile(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])"), r"<em>\1</em>"),
+]
+
+
+def render_text(text: str) -> SafeString:
+    """`text` as safe HTML: escaped first, then bold, italics, code and line breaks."""
+    html = escape(text)
+    for pattern, replacement in _INLINE:
+        html = pattern.sub(replacement, html)
+    paragraphs = [part.replace("\n", "<br>") for part in re.split(r"\n{2,}", html.strip())]
+    return mark_safe("".join(f"<p>{part}</p>" for part in paragraphs if part))
+
+
+@dataclass
+class StoryLine:
+    """One line of the story and what its turn showed after it."""
+
+    entry: TranscriptEntry
+    events: list[dict] = field(default_factory=list)
+
+
+def story_as_seen(room: Room, limit: int) -> list[StoryLine]:
+    """The room's last `limit` lines, oldest first, each with its public events."""
+    entries = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:limit])
+    entries.reverse()
+    lines = {entry.pk: StoryLine(entry) for entry in entries}
+    public = TurnEvent.objects.filter(room=room, anchor__in=entries, audience=Audience.EVERYONE)
+    for event in public.order_by("id"):
+        lines[event.anchor_id].events.append(event.frame)
+    return list(lines.values())
+
+
+def _event_html(frame: dict) -> SafeString:
+    if frame.get("type") == "dice":
+        outcome = (frame.get("outcome") or {}).get("label")
+        return format_html(
+            "<li class='dice'>🎲 {} rolls {}: {} → <b>{}</b>{}</li>",
+            frame.get("actor", "?"),
+            frame.get("expr", ""),
+            ", ".join(str(r) for r in frame.get("rolls", [])),
+            frame.get("total", ""),
+            format_html(" ({})", outcome) if outcome else "",
+        )
+    if frame.get("type") == "narrative":
+        return format_html(
+            "<li class='npc'><b>{}</b>: {}</li>",
+            frame.get("name") or frame.get("speaker"),
+            render_text(frame["text"]),
+        )
+    return format_html("<li><i>{}</i></li>", frame.get("type", "?"))
+
+
+def story_html(lines: list[StoryLine]) -> SafeString:
+    """The story lines as the room page shows them."""
+    return format_html(
+        "<ol class='transcript'>{}</ol>",
+        format_html_join(
+            "",
+            "<li><b>{}</b> <small>{}</small>{}{}</li>",
+            (
+                (
+                    line.entry.name or line.entry.speaker,
+                    line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+                    render_text(line.entry.text),
+                    format_html(
+                        "<ul>{}</ul>", format_html_join("", "{}", ((_event_html(e),) for e in line.events))
+                    )
+                    if line.events
+                    else "",
+                )
+                for line in lines
+            ),
+        ),
+    )
