@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from keeper import model_admin  # noqa: F401 (registers the model page)
 from keeper.llm.config import mask
 from keeper.models import (
     CampaignSummary,
@@ -18,7 +19,6 @@ from keeper.models import (
     InitiativeEntry,
     KeeperNote,
     LoreEntry,
-    ModelSetting,
     Npc,
     ProviderCredential,
     Story,
@@ -126,11 +126,6 @@ class LoreEntryAdmin(admin.ModelAdmin):
     list_filter = ["visibility", "constant", "room"]
     list_select_related = ["room"]
     search_fields = ["title", "content", "source", "room__name"]
-
-
-@admin.register(ModelSetting)
-class ModelSettingAdmin(admin.ModelAdmin):
-    list_display = ["provider", "chat_model", "base_url", "updated_at"]
 
 
 class CredentialForm(forms.ModelForm):

@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
 
+SPEAKERS = {"kp": "Keeper", "system": "System", "npc": "NPC", "player": "Player"}
 # The inline markdown the table's lines use, applied to text already escaped.
 _INLINE = [
     (re.compile(r"`([^`\n]+)`"), r"<code>\1</code>"),
@@ -79,7 +80,7 @@ def story_html(lines: list[StoryLine]) -> SafeString:
             "<li><b>{}</b> <small>{}</small>{}{}</li>",
             (
                 (
-                    line.entry.name or line.entry.speaker,
+                    line.entry.name or SPEAKERS.get(line.entry.speaker, line.entry.speaker),
                     line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
                     render_text(line.entry.text),
                     format_html(

@@ -1,0 +1,175 @@
+"""The console's model page: which model the Keeper uses now, and where that comes from.
+
+One page for the one settings row (the choice is server-wide: every room's Keeper
+uses it). It shows what is in force, the environment's fallback included; the provider
+is chosen from the catalog, endpoints are checked to be http(s) URLs, a key left blank
+keeps the one saved for that provider and endpoint (a key is only ever sent to the
+endpoint it was saved for), and "Test the connection" asks the endpoint in force for
+its models.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.validators import URLValidator
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from keeper.llm import config
+from keeper.llm.providers import CATALOG
+from keeper.models import ModelSetting
+
+_HTTP = [URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// address.")]
+
+
+def _providers(environment: str, without: str) -> list[tuple[str, str]]:
+    return [("", f"(the environment's: {environment or without})")] + [
+        (provider, provider) for provider in CATALOG
+    ]
+
+
+class ModelInForceForm(forms.ModelForm):
+    """The chat model and the image endpoint; keys are typed, never shown back."""
+
+    api_key = forms.CharField(
+        label="API key",
+        required=False,
+        max_length=500,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="Leave empty to keep the key saved for this provider and endpoint "
+        "(a key is only sent to the endpoint it was saved for).",
+    )
+    base_url = forms.CharField(
+        label="Endpoint (base URL)",
+        required=False,
+        max_length=500,
+        validators=_HTTP,
+        help_text="Empty: the provider's own endpoint.",
+    )
+    imagegen_base_url = forms.CharField(
+        label="Image endpoint (base URL)",
+        required=False,
+        max_length=500,
+        validators=_HTTP,
+        help_text="Empty: the provider's own endpoint.",
+    )
+
+    class Meta:
+        model = ModelSetting
+        fields = [
+            "provider",
+            "chat_model",
+            "base_url",
+            "imagegen_provider",
+            "imagegen_model",
+            "imagegen_base_url",
+        ]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["provider"] = forms.ChoiceField(
+            choices=_providers(settings.TRPG_LLM_PROVIDER, "none, the offline Keeper"),
+            required=False,
+            label="Provider",
+        )
+        self.fields["imagegen_provider"] = forms.ChoiceField(
+            choices=_providers(settings.TRPG_IMAGEGEN_PROVIDER, "none, no pictures"),
+            required=False,
+            label="Image provider",
+        )
+
+
+@admin.register(ModelSetting)
+class ModelSettingAdmin(admin.ModelAdmin):
+    form = ModelInForceForm
+    readonly_fields = ["in_force"]
+    fieldsets = [
+        ("In force now", {"fields": ["in_force"]}),
+        (
+            "The Keeper's model (server-wide: every room's Keeper uses it)",
+            {"fields": ["provider", "chat_model", "base_url", "api_key"]},
+        ),
+        ("Pictures (server-wide)", {"fields": ["imagegen_provider", "imagegen_model", "imagegen_base_url"]}),
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # one row, made on first use
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        """There is one settings row: its page is the model page."""
+        return HttpResponseRedirect(
+            reverse("admin:keeper_modelsetting_change", args=[ModelSetting.current().pk])
+        )
+
+    def get_urls(self) -> list:
+        test = path("test/", self.admin_site.admin_view(self.test_view), name="keeper_modelsetting_test")
+        return [test, *super().get_urls()]
+
+    def save_model(
+        self, request: HttpRequest, obj: ModelSetting, form: ModelInForceForm, change: bool
+    ) -> None:
+        data = form.cleaned_data
+        if data["provider"]:
+            config.configure(data["provider"], data["chat_model"], data["api_key"] or None, data["base_url"])
+        else:
+            config.reset()
+        if data["imagegen_provider"]:
+            config.configure_imagegen(
+                data["imagegen_provider"], data["imagegen_model"], data["imagegen_base_url"]
+            )
+        else:
+            ModelSetting.objects.filter(pk=1).update(
+                imagegen_provider="", imagegen_base_url="", imagegen_model=""
+            )
+        obj.refresh_from_db()
+
+    @admin.display(description="in force")
+    def in_force(self, setting: ModelSetting) -> str:
+        current = config.resolve()
+        if not current.usable:
+            source = "nothing usable is configured: the offline sample Keeper plays"
+        elif config.override_active():
+            source = "chosen here (or by a keeper's .model), over the environment"
+        else:
+            source = "the environment (TRPG_LLM__*)"
+        pictures = config.imagegen()
+        return format_html(
+            "<p><b>{}</b> · model <b>{}</b> · endpoint <code>{}</code> · key {}</p><p>From: {}. "
+            "Scope: server-wide, every room's Keeper.</p><p>Pictures: {}</p>"
+            "<p><button type='submit' class='button' formaction='{}'>Test the connection</button></p>",
+            current.provider or "no provider",
+            current.chat_model or "-",
+            current.base_url or "-",
+            current.key_masked or "none",
+            source,
+            f"{pictures.provider} {pictures.model} at {pictures.base_url}" if pictures.configured else "off",
+            reverse("admin:keeper_modelsetting_test"),
+        )
+
+    def test_view(self, request: HttpRequest) -> HttpResponse:
+        """Ask the endpoint in force for its models (POST only: it reaches out)."""
+        back = reverse("admin:keeper_modelsetting_change", args=[ModelSetting.current().pk])
+        if request.method != "POST":
+            return HttpResponseRedirect(back)
+        current = config.resolve()
+        if not current.usable:
+            messages.warning(request, "No model is configured: the offline sample Keeper plays.")
+            return HttpResponseRedirect(back)
+        models = config.fetch_models(current.provider, current.base_url, current.api_key)
+        if models:
+            shown = ", ".join(models[:5]) + (" …" if len(models) > 5 else "")
+            in_list = "" if current.chat_model in models else f" ({current.chat_model} is not among them)"
+            messages.success(
+                request, f"{current.base_url} answered with {len(models)} model(s): {shown}{in_list}."
+            )
+        else:
+            messages.error(
+                request, f"{current.base_url} did not answer with its models: check the endpoint and key."
+            )
+        return HttpResponseRedirect(back)

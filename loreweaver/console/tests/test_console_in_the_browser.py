@@ -1,0 +1,109 @@
+"""The operator console in a real Chromium (Debian's, driven by Playwright), at a
+desktop's and a phone's width: the room page with a member online, the mint panel and
+its copy button, and the model page. Screenshots go to `build/screens/`
+(docs/operations.md, "The operator console")."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+from pathlib import Path
+
+import pytest
+from websockets.sync.client import connect
+
+from loreweaver.testing.servers import hosted_profile, room_id_of
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENS = Path(__file__).resolve().parents[3] / "build" / "screens"
+SIZES = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 390, "height": 844}}
+
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)"),
+    pytest.mark.skipif(hosted_profile(), reason="the browser pages are tested on the embedded profile"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def operator(server):
+    """A staff login's user name and password on the test server."""
+    name, password = f"op{secrets.token_hex(3)}", secrets.token_urlsafe(16)
+    made = server.env.manage(
+        "createsuperuser",
+        "--noinput",
+        "--username",
+        name,
+        "--email",
+        f"{name}@example.com",
+        DJANGO_SUPERUSER_PASSWORD=password,
+    )
+    assert made.returncode == 0, made.stderr
+    return name, password
+
+
+def _logged_in(browser, server, operator, viewport):
+    page = browser.new_page(viewport=viewport)
+    page.set_default_timeout(20_000)
+    base = server.ws_url.replace("ws://", "http://").rstrip("/")
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", operator[0])
+    page.fill("#id_password", operator[1])
+    page.click("input[type=submit]")
+    page.locator("#user-tools").wait_for()
+    return page, base
+
+
+def _fits(page, selector: str) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    return box is not None and box["x"] >= 0 and box["x"] < page.viewport_size["width"]
+
+
+def test_the_room_page_mint_panel_and_model_page_at_desktop_and_phone_width(browser, server, operator, room):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with connect(server.ws_url) as pat:
+        pat.send(json.dumps({"type": "join", "key": server.env.mint(room, "Pat")}))
+        pat.send(json.dumps({"type": "input", "text": "I knock on the **oak** door."}))
+        while json.loads(pat.recv(timeout=10)).get("text") != "I knock on the **oak** door.":
+            pass
+        room_id = room_id_of(server.env, room)
+        for size, viewport in SIZES.items():
+            page, base = _logged_in(browser, server, operator, viewport)
+            page.goto(f"{base}/admin/rooms/room/{room_id}/change/")
+            online = page.locator("tr", has_text="Pat")
+            assert "WebSocket" in online.first.inner_text()
+            assert page.locator("ol.transcript strong", has_text="oak").is_visible(), "rendered text"
+            assert page.locator("button[value=export_backup]").is_visible() and _fits(
+                page, "button[value=export_backup]"
+            )
+            page.screenshot(path=str(SCREENS / f"console-room-{size}.png"), full_page=True)
+
+            page.goto(f"{base}/admin/rooms/accesskey/add/?room={room_id}")
+            page.fill("#id_name", f"Guest {size}")
+            page.click("input[name=_save]")
+            panel = page.locator("#minted-panel")
+            panel.wait_for()
+            assert (
+                page.locator("#minted-invite")
+                .inner_text()
+                .startswith(f'You are invited to the table "{room}"')
+            )
+            page.click("button[data-copy=minted-key]")
+            page.locator(".copied").wait_for()  # copied, or selected for Ctrl-C
+            assert _fits(page, "button[data-copy=minted-invite]")
+            page.screenshot(path=str(SCREENS / f"console-mint-{size}.png"), full_page=True)
+
+            page.goto(f"{base}/admin/keeper/modelsetting/")
+            assert page.locator("text=In force now").is_visible() and "server-wide" in page.content()
+            page.screenshot(path=str(SCREENS / f"console-model-{size}.png"), full_page=True)
+            page.close()
