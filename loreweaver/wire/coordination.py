@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from django.conf import settings
 
+from loreweaver import failpoints
 from loreweaver.wire.stores import TURN_LEASE_TTL, LocalStore, RedisStore, Store
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,7 @@ class Coordination:
         # Rooms where this process skipped a Keeper turn whose process died mid-turn
         # (room -> whose turn it was): the table should hear that it ended.
         self.cut_off: dict[int, str] = {}
+        self._releasing: set[asyncio.Task] = set()  # releases retried after a store failure
         # Tells the other processes that a turn of the room ended (set by the hub when
         # the room bus spans processes); their waiters then look at once (`turn_freed`).
         self.on_release: Callable[[int], Awaitable[None]] | None = None
@@ -346,18 +348,47 @@ class Coordination:
             renewing.cancel()
             self._held_leases.pop(room_id, None)
             try:
-                delay = 0.001
-                while not await self.store.release_turn(room_id, ticket):
-                    await asyncio.sleep(delay)  # a dead ticket is being skipped this moment
-                    delay = min(delay * 2, TURN_POLL_MAX)
+                await self._release(room_id, ticket)
             except Exception as exc:
-                # The lease lapses and the queue moves on by itself once the store is back.
+                # Retried in the background until the store answers (a restarted Redis
+                # fails the first call on each stale connection); at worst the lease
+                # lapses and the queue moves on by itself.
                 log.warning("turn queue room=%s could not release ticket %s: %r", room_id, ticket, exc)
+                task = asyncio.create_task(self._release_later(room_id, lease))
+                self._releasing.add(task)
+                task.add_done_callback(self._releasing.discard)
             self._holding.discard(local)
             self._wake_first_waiter(room_id)
             if self.on_release is not None:
                 with contextlib.suppress(Exception):  # the others' fallback looks find it
                     await self.on_release(room_id)
+
+    async def _release(self, room_id: int, ticket: int) -> None:
+        failpoints.hit("turn.release")
+        delay = 0.001
+        while not await self.store.release_turn(room_id, ticket):
+            await asyncio.sleep(delay)  # a dead ticket is being skipped this moment
+            delay = min(delay * 2, TURN_POLL_MAX)
+
+    async def _release_later(self, room_id: int, lease: dict) -> None:
+        """Release a finished turn whose release failed, once the store answers again,
+        while its lease (this very one) still holds the room."""
+        deadline, delay = time.monotonic() + TURN_LEASE_TTL, 0.05
+        while time.monotonic() < deadline:
+            await asyncio.sleep(delay)
+            try:
+                if await self.store.get(f"turn:{room_id}:lease") != lease:
+                    return  # it lapsed, or the store lost it: the queue moves on by itself
+                await self._release(room_id, lease["ticket"])
+            except Exception:
+                delay = min(delay * 2, 1.0)
+                continue
+            log.info("turn queue room=%s: ticket %s released late", room_id, lease["ticket"])
+            self._wake_first_waiter(room_id)
+            if self.on_release is not None:
+                with contextlib.suppress(Exception):
+                    await self.on_release(room_id)
+            return
 
     async def _wait_for_turn(
         self, room_id: int, ticket: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None
@@ -371,7 +402,9 @@ class Coordination:
         delay = 0.002 if self.on_release is None else 0.05
         try:
             while True:
-                lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID}
+                # `id` tells this turn's lease from a later one of the same number (a
+                # store that lost its data counts tickets from 1 again).
+                lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID, "id": uuid.uuid4().hex[:12]}
                 woken.clear()
                 if local in self._holding or min(waiters) < ticket:
                     # The turn is held here, or an earlier ticket here waits for it: a
