@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import websockets
@@ -34,7 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loreweaver.testing.fake_llm import FakeLlm, Text, Usage  # noqa: E402
-from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve  # noqa: E402
+from loreweaver.testing.servers import (  # noqa: E402
+    create_env,
+    destroy_env,
+    hosted_profile,
+    keeper_model,
+    start_serve,
+)
 
 REPLY = ("The lamp ", "gutters, ", "and somewhere ", "below, a bell ", "answers.")
 
@@ -126,30 +134,31 @@ async def measure_campaign(url: str, key: str, llm: FakeLlm, turns: int) -> list
     return firsts
 
 
+@contextlib.contextmanager
+def scripted_table(llm: FakeLlm, prefix: str, **settings: str) -> Iterator[tuple[str, str]]:
+    """A server of its own whose Keeper is the scripted model `llm`: its WebSocket URL
+    and a member's key, for as long as the block runs."""
+    env = create_env(Path(tempfile.mkdtemp(prefix=prefix)), hosted=hosted_profile())
+    try:
+        key = env.mint(f"bench-{prefix}", "Bencher")
+        server = start_serve(env, "--no-iroh", **keeper_model(llm.url), TRPG_RATE__BURST="100000", **settings)
+        try:
+            yield server.ws_url, key
+        finally:
+            server.stop()
+    finally:
+        destroy_env(env)
+
+
 def campaign(turns: int) -> list[float]:
     """A server of its own, with a small window, for `measure_campaign`."""
     llm = FakeLlm(
         standing_reply=[Text(piece) for piece in REPLY], standing_line="The investigators searched the house."
     ).start()
-    env = create_env(Path(tempfile.mkdtemp(prefix="campaign-")), hosted=hosted_profile())
     try:
-        key = env.mint("bench-campaign", "Bencher")
-        server = start_serve(
-            env,
-            "--no-iroh",
-            TRPG_LLM__PROVIDER="openai",
-            TRPG_LLM__BASE_URL=llm.url,
-            TRPG_LLM__API_KEY="bench",
-            TRPG_LLM__CHAT_MODEL="scripted-keeper",
-            TRPG_LLM__CONTEXT_WINDOW=str(CAMPAIGN_WINDOW),
-            TRPG_RATE__BURST="100000",
-        )
-        try:
-            return asyncio.run(measure_campaign(server.ws_url, key, llm, turns))
-        finally:
-            server.stop()
+        with scripted_table(llm, "campaign", TRPG_LLM__CONTEXT_WINDOW=str(CAMPAIGN_WINDOW)) as (url, key):
+            return asyncio.run(measure_campaign(url, key, llm, turns))
     finally:
-        destroy_env(env)
         llm.stop()
 
 
@@ -164,25 +173,11 @@ def main() -> None:
     turns = args.turns or (15 if args.quick else 200)
 
     llm = FakeLlm().start()
-    env = create_env(Path(tempfile.mkdtemp(prefix="turn-")), hosted=hosted_profile())
     try:
-        key = env.mint("bench-turn", "Bencher")
-        server = start_serve(
-            env,
-            "--no-iroh",
-            TRPG_LLM__PROVIDER="openai",
-            TRPG_LLM__BASE_URL=llm.url,
-            TRPG_LLM__API_KEY="bench",
-            TRPG_LLM__CHAT_MODEL="scripted-keeper",
-            TRPG_RATE__BURST="100000",
-        )
-        try:
-            times = asyncio.run(measure_server(server.ws_url, key, llm, turns))
-        finally:
-            server.stop()
+        with scripted_table(llm, "turn") as (url, key):
+            times = asyncio.run(measure_server(url, key, llm, turns))
         times.update(asyncio.run(measure_provider(llm, turns)))
     finally:
-        destroy_env(env)
         llm.stop()
 
     profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process bus)"

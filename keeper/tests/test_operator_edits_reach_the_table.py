@@ -7,12 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from loreweaver.testing.clients import WsClient, human_keeper_narrates
+from loreweaver.testing.clients import WsClient, human_keeper_narrates, vitals
 from loreweaver.testing.operator_http import OperatorSession
-
-
-def _vitals(state: dict) -> dict[str, int]:
-    return {resource["id"]: resource["value"] for resource in state["character"]["resources"]}
 
 
 async def test_an_hp_edit_in_the_console_reaches_the_connected_player(server, room):
@@ -21,7 +17,7 @@ async def test_an_hp_edit_in_the_console_reaches_the_connected_player(server, ro
         await player.join(server.env.mint(room, "Pat"))
         await player.say(".coc Pat")
         await player.expect("narrative", speaker="system")
-        before = _vitals(await player.expect("state"))
+        before = vitals(await player.expect("state"))
         hp = next(key for key in before if key.lower() == "hp")
 
         operator = OperatorSession(server)
@@ -36,4 +32,4 @@ async def test_an_hp_edit_in_the_console_reaches_the_connected_player(server, ro
         assert "This field is required" not in saved and "was changed successfully" in saved
 
         pushed = await player.expect("state")  # nothing was said at the table
-        assert _vitals(pushed)[hp] == before[hp] - 4
+        assert vitals(pushed)[hp] == before[hp] - 4

@@ -249,6 +249,11 @@ async def until_idle(client: Client, timeout: float = 20) -> list[dict]:
             return frames
 
 
+def vitals(state: dict) -> dict[str, int]:
+    """A `state` frame's character resources (HP, SAN, ...) by id."""
+    return {resource["id"]: resource["value"] for resource in state["character"]["resources"]}
+
+
 def turn_shape(frames: list[dict]) -> list[str]:
     """A Keeper turn's frames as short labels (`busy`, `delta`, `narrative:kp`,
     `busy:dice:1`, `dice:check`, `idle`), consecutive deltas folded into one."""

@@ -71,3 +71,16 @@ def s3() -> Iterator[S3Server]:
     server = S3Server()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, launched through Playwright (for the browser tests)."""
+    from playwright.sync_api import sync_playwright
+
+    from loreweaver.testing.browser import CHROMIUM
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()

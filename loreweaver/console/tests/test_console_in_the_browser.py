@@ -7,32 +7,16 @@ from __future__ import annotations
 
 import json
 import secrets
-import shutil
-from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
 
-from loreweaver.testing.servers import hosted_profile, room_id_of
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.servers import room_id_of
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SCREENS = Path(__file__).resolve().parents[3] / "build" / "screens"
 SIZES = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 390, "height": 844}}
 
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)"),
-    pytest.mark.skipif(hosted_profile(), reason="the browser pages are tested on the embedded profile"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture

@@ -11,25 +11,9 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry
-from rooms.services import key_mint, room_get_or_create, transcript_append
+from rooms.services import transcript_append
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def mill():
-    room = room_get_or_create(name="mill")
-    key_mint(room="mill", name="Kay", role="keeper")
-    transcript_append(room=room, speaker="player", name="Kay", text="The wheel turns.")
-    return room
-
-
-def _act(admin_client, action: str, room: Room, **extra):
-    return admin_client.post(
-        reverse("admin:rooms_room_changelist"),
-        {"action": action, "_selected_action": [room.pk], **extra},
-        follow=True,
-    )
 
 
 def _logged(room_or_backup) -> list[str]:
@@ -39,20 +23,22 @@ def _logged(room_or_backup) -> list[str]:
     ]
 
 
-def test_no_path_deletes_a_room_without_a_backup(admin_client, mill, data_dir):
-    change = admin_client.get(reverse("admin:rooms_room_change", args=[mill.pk])).content.decode()
-    assert reverse("admin:rooms_room_delete", args=[mill.pk]) not in change, "no raw Delete button"
+def test_no_path_deletes_a_room_without_a_backup(admin_client, act, story_room, data_dir):
+    change = admin_client.get(reverse("admin:rooms_room_change", args=[story_room.pk])).content.decode()
+    assert reverse("admin:rooms_room_delete", args=[story_room.pk]) not in change, "no raw Delete button"
     listing = admin_client.get(reverse("admin:rooms_room_changelist")).content.decode()
     assert 'value="delete_selected"' not in listing and 'value="delete_room_with_backup"' in listing
     assert (
-        admin_client.post(reverse("admin:rooms_room_delete", args=[mill.pk]), {"post": "yes"}).status_code
+        admin_client.post(
+            reverse("admin:rooms_room_delete", args=[story_room.pk]), {"post": "yes"}
+        ).status_code
         == 403
     )
 
-    asked = _act(admin_client, "delete_room_with_backup", mill).content.decode()
-    assert "nobody is online" in asked and f"room_backups/{mill.pk}-mill/mill-" in asked
-    assert Room.objects.filter(pk=mill.pk).exists(), "nothing happens before the confirmation"
-    done = _act(admin_client, "delete_room_with_backup", mill, post="yes").content.decode()
+    asked = act("delete_room_with_backup", story_room).content.decode()
+    assert "nobody is online" in asked and f"room_backups/{story_room.pk}-mill/mill-" in asked
+    assert Room.objects.filter(pk=story_room.pk).exists(), "nothing happens before the confirmation"
+    done = act("delete_room_with_backup", story_room, post="yes").content.decode()
     assert not Room.objects.filter(name="mill").exists() and "backed up to mill-" in done
     (backup,) = RoomBackup.objects.all()
     assert (
@@ -63,33 +49,35 @@ def test_no_path_deletes_a_room_without_a_backup(admin_client, mill, data_dir):
     assert LogEntry.objects.filter(object_repr="mill", action_flag=3).exists(), "the log shows the deletion"
 
 
-def test_a_reset_writes_a_backup_first_and_the_log_says_so(admin_client, mill, data_dir):
-    asked = _act(admin_client, "reset_story", mill).content.decode()
-    assert f"room_backups/{mill.pk}-mill/before-reset-" in asked
-    _act(admin_client, "reset_story", mill, post="yes")
-    assert not TranscriptEntry.objects.filter(room=mill).exists()
+def test_a_reset_writes_a_backup_first_and_the_log_says_so(admin_client, act, story_room, data_dir):
+    asked = act("reset_story", story_room).content.decode()
+    assert f"room_backups/{story_room.pk}-mill/before-reset-" in asked
+    act("reset_story", story_room, post="yes")
+    assert not TranscriptEntry.objects.filter(room=story_room).exists()
     (safety,) = (data_dir / "room_backups").glob("*-mill/before-reset-*.json")
     assert "The wheel turns." in safety.read_text()
-    assert any("Reset the story (after the backup before-reset-" in line for line in _logged(mill))
+    assert any("Reset the story (after the backup before-reset-" in line for line in _logged(story_room))
 
 
-def test_restoring_over_a_live_room_saves_it_first_and_is_logged(admin_client, mill, data_dir):
-    _act(admin_client, "export_backup", mill)
-    assert any("Exported the backup mill-" in line for line in _logged(mill))
-    transcript_append(room=mill, speaker="player", name="Kay", text="A line after the backup.")
-    (backup,) = RoomBackup.objects.filter(room=mill)
+def test_restoring_over_a_live_room_saves_it_first_and_is_logged(admin_client, act, story_room, data_dir):
+    act("export_backup", story_room)
+    assert any("Exported the backup mill-" in line for line in _logged(story_room))
+    transcript_append(room=story_room, speaker="player", name="Kay", text="A line after the backup.")
+    (backup,) = RoomBackup.objects.filter(room=story_room)
     admin_client.post(reverse("admin:rooms_room_backup_restore", args=[backup.pk]), {"post": "yes"})
-    assert list(TranscriptEntry.objects.filter(room=mill).values_list("text", flat=True)) == [
+    assert list(TranscriptEntry.objects.filter(room=story_room).values_list("text", flat=True)) == [
         "The wheel turns."
     ]
     (safety,) = (data_dir / "room_backups").glob("*-mill/before-restore-*.json")
     assert "A line after the backup." in safety.read_text(), "what was written since is kept"
-    assert any(f"Restored the backup {backup.name}" in line and safety.name in line for line in _logged(mill))
+    assert any(
+        f"Restored the backup {backup.name}" in line and safety.name in line for line in _logged(story_room)
+    )
 
 
-def test_a_restored_room_without_a_keeper_key_offers_to_mint_one(admin_client, mill):
-    _act(admin_client, "export_backup", mill)
-    (backup,) = RoomBackup.objects.filter(room=mill)
+def test_a_restored_room_without_a_keeper_key_offers_to_mint_one(admin_client, act, story_room):
+    act("export_backup", story_room)
+    (backup,) = RoomBackup.objects.filter(room=story_room)
     page = admin_client.post(
         reverse("admin:rooms_room_backup_restore", args=[backup.pk]),
         {"post": "yes", "room": "mill copy"},
@@ -100,15 +88,15 @@ def test_a_restored_room_without_a_keeper_key_offers_to_mint_one(admin_client, m
     assert "has no keeper key" in page and f"{reverse('admin:rooms_accesskey_add')}?room={copy.pk}" in page
 
 
-def test_deleting_a_backup_is_logged(admin_client, mill):
-    _act(admin_client, "export_backup", mill)
-    (backup,) = RoomBackup.objects.filter(room=mill)
+def test_deleting_a_backup_is_logged(admin_client, act, story_room):
+    act("export_backup", story_room)
+    (backup,) = RoomBackup.objects.filter(room=story_room)
     admin_client.post(reverse("admin:rooms_room_backup_delete", args=[backup.pk]), {"post": "yes"})
     assert LogEntry.objects.filter(object_repr=backup.path, action_flag=3).exists()
 
 
-def test_a_refused_bulk_key_deletion_is_not_logged_as_done(admin_client, mill):
-    (keeper,) = AccessKey.objects.filter(room=mill)
+def test_a_refused_bulk_key_deletion_is_not_logged_as_done(admin_client, act, story_room):
+    (keeper,) = AccessKey.objects.filter(room=story_room)
     page = admin_client.post(
         reverse("admin:rooms_accesskey_changelist"),
         {"action": "delete_selected", "_selected_action": [keeper.pk], "post": "yes"},

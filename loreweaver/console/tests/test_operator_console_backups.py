@@ -11,59 +11,42 @@ from django.urls import reverse
 
 from keeper.models import Character
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry
-from rooms.services import key_mint, room_get_or_create, transcript_append
+from rooms.services import room_get_or_create
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def story_room():
-    room = room_get_or_create(name="mill")
-    key_mint(room="mill", name="Kay", role="keeper")
-    transcript_append(room=room, speaker="player", name="Kay", text="The wheel turns.")
-    Character.objects.create(room=room, owner="tui:00000001", name="Ada", system="coc7", active=True)
-    return room
-
-
-def _act(admin_client, action: str, room: Room, **extra):
-    return admin_client.post(
-        reverse("admin:rooms_room_changelist"),
-        {"action": action, "_selected_action": [room.pk], **extra},
-        follow=True,
-    )
-
-
-def test_exporting_writes_a_backup_that_the_backups_page_lists(admin_client, story_room, data_dir):
-    page = _act(admin_client, "export_backup", story_room).content.decode()
+def test_exporting_writes_a_backup_that_the_backups_page_lists(admin_client, act, story_room, data_dir):
+    page = act("export_backup", story_room).content.decode()
     files = list((data_dir / "room_backups").glob("*-mill/mill-*.json"))
     assert len(files) == 1 and files[0].name in page
     listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
     assert files[0].name in listing and "download" in listing
 
 
-def test_a_reset_asks_for_confirmation_before_it_clears_the_story(admin_client, story_room):
-    asked = _act(admin_client, "reset_chars", story_room).content.decode()
+def test_a_reset_asks_for_confirmation_before_it_clears_the_story(admin_client, act, story_room):
+    asked = act("reset_chars", story_room).content.decode()
     assert "Are you sure" in asked and "mill" in asked
     assert TranscriptEntry.objects.filter(room=story_room).exists(), "nothing changes before the confirmation"
-    _act(admin_client, "reset_chars", story_room, post="yes")
+    act("reset_chars", story_room, post="yes")
     assert not TranscriptEntry.objects.filter(room=story_room).exists()
     assert not Character.objects.filter(room=story_room).exists()
     assert AccessKey.objects.filter(room=story_room).count() == 1, "keys stay"
 
 
-def test_deleting_data_backs_up_first(admin_client, story_room, data_dir):
-    assert "Are you sure" in _act(admin_client, "delete_data_with_backup", story_room).content.decode()
+def test_deleting_data_backs_up_first(admin_client, act, story_room, data_dir):
+    assert "Are you sure" in act("delete_data_with_backup", story_room).content.decode()
     assert AccessKey.objects.filter(room=story_room).exists()
-    _act(admin_client, "delete_data_with_backup", story_room, post="yes")
+    act("delete_data_with_backup", story_room, post="yes")
     assert not AccessKey.objects.filter(room=story_room).exists()
     (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
     assert json.loads(backup.read_text())["transcript"][0]["text"] == "The wheel turns."
 
 
 def test_a_backup_downloads_restores_elsewhere_and_is_deleted_after_confirmation(
-    admin_client, story_room, data_dir
+    admin_client, act, story_room, data_dir
 ):
-    _act(admin_client, "export_backup", story_room)
+    act("export_backup", story_room)
     (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
     (indexed,) = RoomBackup.objects.filter(room=story_room)
     download = admin_client.get(reverse("admin:rooms_room_backup_download", args=[indexed.pk]))
@@ -94,10 +77,12 @@ def test_only_indexed_backups_can_be_reached(admin_client, name):
     assert response.status_code == 404 or b"doesn\xe2\x80\x99t exist" in response.content
 
 
-def test_the_console_sees_every_rooms_backups_and_adopts_files_copied_in(admin_client, story_room, data_dir):
+def test_the_console_sees_every_rooms_backups_and_adopts_files_copied_in(
+    admin_client, act, story_room, data_dir
+):
     other = room_get_or_create(name="harbour")
-    _act(admin_client, "export_backup", story_room)
-    _act(admin_client, "export_backup", other)
+    act("export_backup", story_room)
+    act("export_backup", other)
     (mill_backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
     # A file an earlier version left in the shared folder, and one from elsewhere.
     (data_dir / "room_backups" / "old-mill.json").write_text(mill_backup.read_text())

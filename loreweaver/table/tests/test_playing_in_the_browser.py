@@ -7,38 +7,18 @@ console errors. Screenshots of each screen go to `build/screens/`."""
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
-import pytest
-
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
 from loreweaver.testing.fake_llm import png
-from loreweaver.testing.servers import dedicated_server, hosted_profile
+from loreweaver.testing.servers import dedicated_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SCREENS = Path(__file__).resolve().parents[3] / "build" / "screens"
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 TIMEOUT = 20_000
 
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)"),
-    # The page is a client like any other: what it shows does not depend on the profile,
-    # which the server's own tests cover on both.
-    pytest.mark.skipif(hosted_profile(), reason="the browser table is tested on the embedded profile"),
-]
+pytestmark = BROWSER_TESTS
 
 offline_server = dedicated_server()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 class Seat:
