@@ -22,13 +22,21 @@ from keeper.llm import config
 from keeper.llm.providers import CATALOG
 from keeper.models import ModelSetting
 
-_HTTP = [URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// address.")]
-
 
 def _providers(environment: str, without: str) -> list[tuple[str, str]]:
     return [("", f"(the environment's: {environment or without})")] + [
         (provider, provider) for provider in CATALOG
     ]
+
+
+def _endpoint(label: str) -> forms.CharField:
+    return forms.CharField(
+        label=label,
+        required=False,
+        max_length=500,
+        validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// address.")],
+        help_text="Empty: the provider's own endpoint.",
+    )
 
 
 class ModelInForceForm(forms.ModelForm):
@@ -42,20 +50,8 @@ class ModelInForceForm(forms.ModelForm):
         help_text="Leave empty to keep the key saved for this provider and endpoint "
         "(a key is only sent to the endpoint it was saved for).",
     )
-    base_url = forms.CharField(
-        label="Endpoint (base URL)",
-        required=False,
-        max_length=500,
-        validators=_HTTP,
-        help_text="Empty: the provider's own endpoint.",
-    )
-    imagegen_base_url = forms.CharField(
-        label="Image endpoint (base URL)",
-        required=False,
-        max_length=500,
-        validators=_HTTP,
-        help_text="Empty: the provider's own endpoint.",
-    )
+    base_url = _endpoint("Endpoint (base URL)")
+    imagegen_base_url = _endpoint("Image endpoint (base URL)")
 
     class Meta:
         model = ModelSetting

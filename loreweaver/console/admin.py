@@ -197,14 +197,14 @@ class RoomAdmin(ReadOnlyAdmin):
                 "",
             )
         for room in list(queryset):
-            name = room.name
-            self.log_deletions(request, Room.objects.filter(pk=room.pk))
             try:
-                written = console.delete_room(room)
+                written, _counts = console.export(room)
             except OSError as exc:
-                messages.error(request, f"{name}: the backup failed ({exc}); nothing was deleted.")
+                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
                 continue
-            messages.success(request, f"{name}: backed up to {written.name}, then deleted.")
+            self.log_deletions(request, [room])  # Django's order: logged while the row exists
+            console.delete_room(room, written)
+            messages.success(request, f"{room.name}: backed up to {written.name}, then deleted.")
         return None
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:

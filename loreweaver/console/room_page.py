@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from loreweaver.console import services as console
 from loreweaver.wire import coordination
 from rooms import backups
 from rooms.models import Room
@@ -25,10 +24,9 @@ ROOM_PAGE_ACTIONS = [
 
 def online_html(room: Room) -> str:
     """Who is online, with their role, how they are connected, and a Disconnect link."""
-    members = console.online_members(room)
-    if not members:
+    online = coordination.online_carriers_now(room.pk)  # one read of the shared presence
+    if not online:
         return "Nobody is online."
-    carriers = coordination.online_carriers_now(room.pk)
     return format_html(
         "<table><thead><tr><th>member</th><th>role</th><th>connected by</th><th></th></tr></thead>"
         "<tbody>{}</tbody></table>",
@@ -40,10 +38,10 @@ def online_html(room: Room) -> str:
                 (
                     m.name,
                     m.role,
-                    ", ".join(CARRIERS.get(c, c) for c in carriers.get(m.member_id, [])),
+                    ", ".join(CARRIERS.get(c, c) for c in carriers),
                     reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]),
                 )
-                for m in members
+                for m, carriers in online
             ),
         ),
     )

@@ -75,13 +75,11 @@ def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCount
     return room, counts, safety
 
 
-def delete_room(room: Room) -> Path:
-    """Back the room up, then delete it: its keys (its members are closed), story and
-    settings. The backup stays, unassigned, for the operator to restore."""
-    path = backups.new_backup_path(room)
-    backups.room_delete_data(room, backup=path)
+def delete_room(room: Room, backup: Path) -> None:
+    """Delete the room, once `backup` of it is written (`export`): its keys (its members
+    are closed), story and settings. The backup stays, unassigned, to restore."""
+    backups.room_delete_data(room, backup=None)
     room.delete()
-    return path
 
 
 def backup_target(room: Room, label: str) -> str:

@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 
 class _Answers(BaseHTTPRequestHandler):
     server_version = "loreweaver-sidecar"
+    timeout = 10  # seconds a client may take to send its request: a silent one holds no thread
 
     def log_message(self, format: str, *args: object) -> None:
         log.debug("health port: " + format, *args)

@@ -235,15 +235,18 @@ class Coordination:
         alive = await self._live_processes({e[3] for e in entries.values()})
         return [e for e in entries.values() if e[3] in alive]
 
-    async def online_carriers(self, room_id: int) -> dict[str, list[str]]:
-        """How each connected member is connected (member id -> carriers, sorted)."""
+    async def online_carriers(self, room_id: int) -> list[tuple[Member, list[str]]]:
+        """The room's connected members, ordered as `online_members` orders them, each
+        with the carriers it is connected by (the label that leads each connection id)."""
         entries = await self.store.get(f"presence:{room_id}") or {}
         alive = await self._live_processes({e[3] for e in entries.values()})
-        carriers: dict[str, set[str]] = {}
-        for connection_id, entry in entries.items():
-            if entry[3] in alive:
-                carriers.setdefault(entry[0], set()).add(connection_id.split("-", 1)[0])
-        return {member_id: sorted(labels) for member_id, labels in carriers.items()}
+        found: dict[str, tuple[Member, set[str]]] = {}
+        for connection_id, (member_id, name, role, process) in entries.items():
+            if process in alive:
+                _member, labels = found.setdefault(member_id, (Member(member_id, name, role), set()))
+                labels.add(connection_id.split("-", 1)[0])
+        ordered = sorted(found.values(), key=lambda pair: (pair[0].name.casefold(), pair[0].member_id))
+        return [(member, sorted(labels)) for member, labels in ordered]
 
     async def online_members(self, room_id: int) -> list[Member]:
         """The room's connected members, one per member (not per connection), by name."""
@@ -518,8 +521,8 @@ def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
     return _read_now(members)
 
 
-def online_carriers_now(room_id: int) -> dict[str, list[str]]:
-    """How each member online in the room is connected, read synchronously (for the admin)."""
+def online_carriers_now(room_id: int) -> list[tuple[Member, list[str]]]:
+    """Who is online in the room and how each is connected, read synchronously (for the admin)."""
     return _read_now(lambda coordination: coordination.online_carriers(room_id))
 
 
