@@ -1,6 +1,6 @@
 # The table server image: the same code runs `serve` (daphne: HTTP + WebSocket) and
 # `iroh_serve` (the Iroh sidecar); docker-compose.yml picks the command.
-FROM python:3.11-slim
+FROM python:3.11.13-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

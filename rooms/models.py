@@ -52,6 +52,12 @@ class AccessKey(models.Model):
     role = models.CharField(max_length=8, choices=Role.choices, default=Role.PLAYER)
     purpose = models.CharField(max_length=12, choices=Purpose.choices, default=Purpose.JOIN)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # The operator disconnected this member with a cool-down: joins are refused until then.
+    kept_out_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Joins with this key are refused until then (an operator's disconnect)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -73,6 +79,10 @@ class AccessKey(models.Model):
     def expired(self, now: datetime.datetime) -> bool:
         """Whether the key has run out at `now`."""
         return self.expires_at is not None and self.expires_at <= now
+
+    def kept_out(self, now: datetime.datetime) -> bool:
+        """Whether an operator's disconnect still keeps this key's holder out at `now`."""
+        return self.kept_out_until is not None and self.kept_out_until > now
 
     def is_last_keeper(self) -> bool:
         """Whether this is its room's only keeper key (which must stay, or the room is lost)."""

@@ -259,6 +259,22 @@ def key_delete(*, access_key: AccessKey) -> None:
         AccessKey.objects.filter(pk=access_key.pk).delete()
 
 
+def member_keep_out(*, room_id: int, member_id: str, until: datetime.datetime | None) -> int:
+    """Refuse the member's joins to the room until `until` (None lets them back at
+    once); how many keys that touched."""
+    return AccessKey.objects.filter(room_id=room_id, member_id=member_id).update(kept_out_until=until)
+
+
+def member_keys_delete(*, room_id: int, member_id: str) -> int:
+    """Delete the member's keys to the room (their sessions close as the keys go),
+    refusing to delete the room's last keeper key; how many were deleted."""
+    deleted = 0
+    for access_key in AccessKey.objects.filter(room_id=room_id, member_id=member_id):
+        key_delete(access_key=access_key)
+        deleted += 1
+    return deleted
+
+
 def room_keys_delete(*, room_id: int) -> int:
     """Delete every key of a room (its members' sessions are closed as the keys go);
     how many there were. The room, its story and its backups stay."""

@@ -55,6 +55,14 @@ RESETS = {
 }
 
 
+def _keep_out_minutes(chosen: str) -> int:
+    """The cool-down the operator picked on the Disconnect page (one of the offered
+    choices; anything else means none)."""
+    if not (chosen.isascii() and chosen.isdigit()):
+        return 0
+    return int(chosen) if int(chosen) in console.KEEP_OUT_CHOICES else 0
+
+
 def _confirm(
     request: HttpRequest, rooms: QuerySet[Room], action: str, verb: str, consequence: str, backup_label: str
 ) -> TemplateResponse:
@@ -226,6 +234,11 @@ class RoomAdmin(ReadOnlyAdmin):
                 name="rooms_room_disconnect",
             ),
             path(
+                "<int:room_id>/revoke/<str:member_id>/",
+                self.admin_site.admin_view(self.revoke_view),
+                name="rooms_room_revoke",
+            ),
+            path(
                 "backups/<int:backup_id>/download/",
                 self.admin_site.admin_view(self.backup_download_view),
                 name="rooms_room_backup_download",
@@ -267,13 +280,53 @@ class RoomAdmin(ReadOnlyAdmin):
                 member=member,
                 room=room,
                 back=back,
+                keep_out_choices=console.KEEP_OUT_CHOICES,
             )
-        console.disconnect(room, member_id)
-        self.log_change(request, room, f"Disconnected {member.name} ({member.role}, {member_id}).")
+        minutes = _keep_out_minutes(request.POST.get("keep_out", ""))
+        console.disconnect(room, member_id, keep_out_minutes=minutes)
+        kept = f", kept out for {minutes} minutes" if minutes else ""
+        self.log_change(request, room, f"Disconnected {member.name} ({member.role}, {member_id}){kept}.")
         messages.success(
             request,
-            f"{member.name} was disconnected from {room.name}. "
-            "The key still works: delete it to keep them out.",
+            f"{member.name} was disconnected from {room.name}"
+            + (
+                f" and cannot join again for {minutes} minutes. "
+                if minutes
+                else ". Their client may rejoin at once. "
+            )
+            + "To keep them out for good, revoke their key.",
+        )
+        return HttpResponseRedirect(back)
+
+    def revoke_view(self, request: HttpRequest, room_id: int, member_id: str) -> HttpResponse:
+        room = self.get_object(request, str(room_id))
+        if room is None:
+            raise Http404("no such room")
+        holder = AccessKey.objects.filter(room=room, member_id=member_id).first()
+        back = reverse("admin:rooms_room_change", args=[room.pk])
+        if holder is None:
+            messages.warning(request, "That key is already gone.")
+            return HttpResponseRedirect(back)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            return self._page(
+                request,
+                "revoke_confirm.html",
+                f"Revoke {holder.name}'s key?",
+                holder=holder,
+                room=room,
+                back=back,
+            )
+        try:
+            console.revoke(room, member_id)
+        except services.LastKeeperError:
+            messages.error(
+                request,
+                f"{holder.name} holds the last keeper key of {room.name}; mint another keeper key first.",
+            )
+            return HttpResponseRedirect(back)
+        self.log_change(request, room, f"Revoked the key of {holder.name} ({holder.role}, {member_id}).")
+        messages.success(
+            request, f"{holder.name}'s key to {room.name} is revoked: they are closed and kept out."
         )
         return HttpResponseRedirect(back)
 

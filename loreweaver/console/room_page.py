@@ -23,7 +23,8 @@ ROOM_PAGE_ACTIONS = [
 
 
 def online_html(room: Room) -> str:
-    """Who is online, with their role, how they are connected, and a Disconnect link."""
+    """Who is online, with their role, how they are connected, and links to disconnect
+    them or revoke their key."""
     online = coordination.online_carriers_now(room.pk)  # one read of the shared presence
     if not online:
         return "Nobody is online."
@@ -33,13 +34,15 @@ def online_html(room: Room) -> str:
         format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td>"
-            "<td><a class='deletelink' href='{}'>Disconnect</a></td></tr>",
+            "<td><a class='deletelink' href='{}'>Disconnect</a> · "
+            "<a class='deletelink' href='{}'>Revoke key</a></td></tr>",
             (
                 (
                     m.name,
                     m.role,
                     ", ".join(CARRIERS.get(c, c) for c in carriers),
                     reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]),
+                    reverse("admin:rooms_room_revoke", args=[room.pk, m.member_id]),
                 )
                 for m, carriers in online
             ),

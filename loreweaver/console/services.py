@@ -7,15 +7,17 @@ or replaced (`state{reset:true}`). The console sees every room's backups.
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils import timezone
 
 from loreweaver.wire import coordination, hub
 from loreweaver.wire.iroh_carrier import TICKET_FILE
-from rooms import backups
+from rooms import backups, services
 from rooms.models import Room, RoomBackup
 
 
@@ -40,10 +42,24 @@ def online_members(room: Room) -> list[coordination.Member]:
     return coordination.online_now([room.pk])[room.pk]
 
 
-def disconnect(room: Room, member_id: str) -> None:
-    """Close every session of a member in the room, on every process and carrier (the
-    key stays valid: to keep them out, delete the key)."""
-    async_to_sync(hub.publish_disconnect)(room.pk, member_id)
+# How long a console Disconnect may keep a member out, in minutes (0: they may rejoin
+# at once, as their client does by itself).
+KEEP_OUT_CHOICES = (0, 10, 60, 24 * 60)
+
+
+def disconnect(room: Room, member_id: str, *, keep_out_minutes: int = 0) -> None:
+    """Close every session of a member in the room, on every process and carrier, and
+    refuse their joins for `keep_out_minutes` (the key stays valid: to keep them out for
+    good, revoke it)."""
+    until = timezone.now() + datetime.timedelta(minutes=keep_out_minutes) if keep_out_minutes else None
+    services.member_keep_out(room_id=room.pk, member_id=member_id, until=until)
+    async_to_sync(hub.publish_disconnect)(room.pk, member_id, keep_out_minutes)
+
+
+def revoke(room: Room, member_id: str) -> int:
+    """Delete the member's keys to the room, which closes their sessions everywhere;
+    `LastKeeperError` for the room's last keeper key."""
+    return services.member_keys_delete(room_id=room.pk, member_id=member_id)
 
 
 def export(room: Room) -> tuple[Path, backups.RoomCounts]:

@@ -97,3 +97,47 @@ def test_web_and_the_sidecar_are_healthy_when_their_readyz_says_so():
     assert "8765/readyz" in " ".join(SERVICES["web"]["healthcheck"]["test"])
     port = SERVICES["iroh"]["environment"]["TRPG_IROH__HEALTH_BIND"].rsplit(":", 1)[1]
     assert f"{port}/readyz" in " ".join(SERVICES["iroh"]["healthcheck"]["test"])
+
+
+def _references(value: str) -> list[tuple[str, str, str]]:
+    """Each `${NAME<op>rest}` in a compose value: (name, operator, rest)."""
+    return re.findall(r"\$\{(\w+)(:?[-?]|)([^}]*)\}", value)
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _strings(value)]
+    return [node] if isinstance(node, str) else []
+
+
+def test_no_password_or_key_has_a_default_and_a_missing_one_says_where_to_set_it():
+    secret = re.compile(r"PASSWORD|SECRET|_KEY$|ROOT_USER|TOKEN")
+    seen = set()
+    for value in _strings(COMPOSE):
+        for name, operator, rest in _references(value):
+            if secret.search(name) and not name.startswith("TRPG_LLM__"):
+                seen.add(name)
+                assert operator == ":?", f"${{{name}}} must be required (:?), not {operator or 'optional'}"
+                assert ".env" in rest, f"${{{name}}}'s message should say where to set it"
+    assert {"POSTGRES_PASSWORD", "MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD", "DJANGO_SECRET_KEY"} <= seen
+    example = (ROOT / ".env.example").read_text()
+    for name in seen:
+        assert re.search(rf"^{name}=$", example, re.MULTILINE), f".env.example leaves {name} for the operator"
+
+
+def test_the_media_store_console_is_not_published():
+    for name, service in SERVICES.items():
+        for port in service.get("ports", []):
+            assert "9001" not in str(port), f"{name} publishes the MinIO console"
+
+
+def test_every_image_is_pinned_to_a_release():
+    images = {name: service["image"] for name, service in SERVICES.items() if "image" in service}
+    assert images, "the stack pulls images"
+    for name, image in images.items():
+        tag = image.rsplit(":", 1)[1] if ":" in image else "latest"
+        assert re.fullmatch(r"\d+\.\d+(\.\d+)?(-[\w.]+)?|RELEASE\.[\w.-]+", tag), f"{name}: {image} floats"
+    base = re.search(r"^FROM (\S+)", (ROOT / "Dockerfile").read_text(), re.MULTILINE).group(1)
+    assert re.search(r":\d+\.\d+\.\d+", base), f"the Dockerfile's base image {base} floats"

@@ -176,9 +176,10 @@ async def publish_key_changed(room_id: int, key_id: int) -> None:
     await _group_send(room_id, {"type": "room.key", "key": key_id})
 
 
-async def publish_disconnect(room_id: int, member_id: str) -> None:
-    """Close every session of `member_id` in the room, on every process."""
-    await _group_send(room_id, {"type": "room.disconnect", "member_id": member_id})
+async def publish_disconnect(room_id: int, member_id: str, minutes: int = 0) -> None:
+    """Close every session of `member_id` in the room, on every process (`minutes`: how
+    long the operator keeps them out, which their notice says)."""
+    await _group_send(room_id, {"type": "room.disconnect", "member_id": member_id, "minutes": minutes})
 
 
 def _refresh_id() -> str:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import datetime
 import logging
+import math
 import uuid
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -361,6 +362,12 @@ class SessionCore:
             await asyncio.sleep(await coordination.shared().join_refused(self.carrier.peer))
             await self.fail("bad_key")
             return
+        if access_key.kept_out(timezone.now()):
+            # The operator disconnected this member with a cool-down: a client that
+            # reconnects by itself is told why and when, and stops retrying (a join error).
+            minutes = math.ceil((access_key.kept_out_until - timezone.now()).total_seconds() / 60)
+            await self.fail("bad_key", message_key="kept_out", minutes=max(1, minutes))
+            return
         try:
             await self._admit(access_key)
         except Exception as exc:
@@ -511,7 +518,13 @@ class SessionCore:
                 await self._key_changed(seat)
         elif kind == "room.disconnect":
             if message.get("member_id") == seat.member.member_id:
-                await self.deliver_then_close(frames.system(notice("disconnected", self.locale), "warn"))
+                minutes = message.get("minutes") or 0
+                text = (
+                    notice("disconnected_for", self.locale, minutes=minutes)
+                    if minutes
+                    else notice("disconnected", self.locale)
+                )
+                await self.deliver_then_close(frames.system(text, "warn"))
         elif kind == "room.resync":
             await self._catch_up(seat)
         elif shutdown.is_our_goodbye(message):

@@ -14,6 +14,10 @@ ERRORS: dict[str, str] = {
         "Your access key was revoked, has expired, or was moved to another room. "
         "Ask your keeper for a new one."
     ),
+    "kept_out": _(
+        "The server's operator disconnected you from this room. You can join again in {minutes} "
+        "minutes; if you think this is a mistake, ask your keeper."
+    ),
     "bad_frame": _("The server could not understand that message ({detail})."),
     "join_before_anything": _("The first message must be a join with your access key."),
     "input_too_long": _(
@@ -68,6 +72,10 @@ NOTICES: dict[str, str] = {
         "The Keeper's answer to {actor} was cut off when a server process stopped; the line is kept."
     ),
     "disconnected": _("The server's operator disconnected this session."),
+    "disconnected_for": _(
+        "The server's operator disconnected you from this room for {minutes} minutes; "
+        "you can join again after that."
+    ),
     "server_restarting": _("The server is restarting; you will be reconnected and see what you missed."),
     "restarting_input_refused": _(
         "The server is restarting, so that line was not played. Send it again once you are reconnected."
