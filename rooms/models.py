@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 
 from django.db import models
 
@@ -83,6 +84,13 @@ class AccessKey(models.Model):
     def kept_out(self, now: datetime.datetime) -> bool:
         """Whether an operator's disconnect still keeps this key's holder out at `now`."""
         return self.kept_out_until is not None and self.kept_out_until > now
+
+    def kept_out_minutes(self, now: datetime.datetime) -> int:
+        """How many more minutes (rounded up) an operator's disconnect keeps this key's
+        holder out at `now`; 0 when it does not."""
+        if not self.kept_out(now):
+            return 0
+        return max(1, math.ceil((self.kept_out_until - now).total_seconds() / 60))
 
     def is_last_keeper(self) -> bool:
         """Whether this is its room's only keeper key (which must stay, or the room is lost)."""

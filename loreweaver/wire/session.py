@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import datetime
 import logging
-import math
 import uuid
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from keeper.state import RoomRead, Viewer, build_state
 from loreweaver import failpoints, frames, logs, metrics
 from loreweaver.wire import coordination, handlers, hub, media_channel, shutdown
 from loreweaver.wire.protocol import inbound
-from loreweaver.wire.protocol.messages import error_message, notice
+from loreweaver.wire.protocol.messages import disconnect_notice, error_message, notice
 from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, gate, join_replay, log_failure
 from media_store.services import MediaError, Uploader
 from packs import panels as panel_rules
@@ -362,11 +361,9 @@ class SessionCore:
             await asyncio.sleep(await coordination.shared().join_refused(self.carrier.peer))
             await self.fail("bad_key")
             return
-        if access_key.kept_out(timezone.now()):
-            # The operator disconnected this member with a cool-down: a client that
-            # reconnects by itself is told why and when, and stops retrying (a join error).
-            minutes = math.ceil((access_key.kept_out_until - timezone.now()).total_seconds() / 60)
-            await self.fail("bad_key", message_key="kept_out", minutes=max(1, minutes))
+        if minutes := access_key.kept_out_minutes(timezone.now()):
+            # A join error: a client that rejoins by itself is told why and stops.
+            await self.fail("bad_key", message_key="kept_out", minutes=minutes)
             return
         try:
             await self._admit(access_key)
@@ -518,12 +515,7 @@ class SessionCore:
                 await self._key_changed(seat)
         elif kind == "room.disconnect":
             if message.get("member_id") == seat.member.member_id:
-                minutes = message.get("minutes") or 0
-                text = (
-                    notice("disconnected_for", self.locale, minutes=minutes)
-                    if minutes
-                    else notice("disconnected", self.locale)
-                )
+                text = disconnect_notice(message.get("minutes") or 0, self.locale)
                 await self.deliver_then_close(frames.system(text, "warn"))
         elif kind == "room.resync":
             await self._catch_up(seat)

@@ -91,6 +91,14 @@ def error_message(key: str, locale: str | None = None, **values: object) -> str:
     return say(locale, ERRORS[key], **values)
 
 
+def disconnect_notice(minutes: int, locale: str | None = None) -> str:
+    """What a member the operator disconnected is told (`minutes`: how long they are
+    kept out, 0 when they may rejoin at once)."""
+    if minutes:
+        return notice("disconnected_for", locale, minutes=minutes)
+    return notice("disconnected", locale)
+
+
 def notice(key: str, locale: str | None = None, **values: object) -> str:
     """The text of a server notice in `locale`."""
     return say(locale, NOTICES[key], **values)
