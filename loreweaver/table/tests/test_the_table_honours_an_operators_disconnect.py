@@ -39,6 +39,7 @@ def test_the_table_stops_rejoining_after_a_disconnect_with_a_cool_down(
         # the key forgotten there is nothing left to retry with.
         page.locator("#join-screen").wait_for(state="visible")
         assert words in page.locator("#join-error").inner_text()
+        assert page.locator("#table-screen").is_hidden(), "the join screen stands alone"
         assert len(sockets) == 2, sockets
         SCREENS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENS / f"table-kept-out-{language}-{width}.png"), full_page=True)
