@@ -35,6 +35,8 @@ bench: $(STAMP)
 	$(PY) bench/packs.py
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
+	$(PY) bench/export.py
+	$(PY) bench/probes.py
 	$(PY) bench/soak.py
 
 bench-quick: $(STAMP)
@@ -44,6 +46,8 @@ bench-quick: $(STAMP)
 	$(PY) bench/packs.py --quick
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick
+	$(PY) bench/export.py --quick
+	$(PY) bench/probes.py --quick
 	$(PY) bench/soak.py --quick
 
 # Refresh the Chinese catalog from the texts marked in the code, then compile it; the

@@ -141,7 +141,8 @@ class CredentialForm(forms.ModelForm):
 @admin.register(ProviderCredential)
 class ProviderCredentialAdmin(admin.ModelAdmin):
     form = CredentialForm
-    list_display = ["provider", "base_url", "key_masked", "updated_at"]
+    # A key with no room is the operator's (every room); one with a room is that room's only.
+    list_display = ["provider", "base_url", "room", "key_masked", "updated_at"]
 
     @admin.display(description="key")
     def key_masked(self, credential: ProviderCredential) -> str:

@@ -19,6 +19,7 @@ class KeeperConfig(AppConfig):
             module_commands,
             pack_commands,
             pregens,
+            scene_commands,
             sheet_commands,
             table_commands,
             turn_order,

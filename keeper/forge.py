@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from keeper import skill_catalog
 from keeper.llm.config import LlmConfig
+from keeper.llm.endpoints import openai_client
 from keeper.models import Npc, Story
 from keeper.rules import packs
 from packs import declarations
@@ -108,11 +109,11 @@ def messages_for(kind: str, description: str) -> list[dict]:
 
 def draft(config: LlmConfig, kind: str, description: str) -> str:
     """Ask the model for a document (blocking: call it from a worker thread)."""
-    import openai
-
-    client = openai.OpenAI(
-        api_key=config.api_key or "not-needed",
-        base_url=config.base_url,
+    # Through the endpoint policy: a room's endpoint is checked at every connection.
+    client = openai_client(
+        config.base_url,
+        config.api_key,
+        operator=config.operator_endpoint,
         timeout=settings.TRPG_LLM_TIMEOUT,
         max_retries=settings.TRPG_LLM_RETRIES,
     )

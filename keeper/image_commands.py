@@ -26,7 +26,7 @@ def avatar(arguments: str, caller: Caller) -> CommandReply:
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return no_character(caller)
-    config = llm_config.imagegen()
+    config = llm_config.imagegen(caller.room_id)
     if not config.configured:
         return CommandReply(caller.say(NOT_CONFIGURED))
     system = characters.pack_of(character).name.en

@@ -90,7 +90,8 @@ def lore_command(arguments: str, caller: Caller) -> CommandReply:
 def chronicle_command(arguments: str, caller: Caller) -> CommandReply:
     if not caller.is_keeper:
         return keeper_refusal(caller)
-    count = int(arguments) if arguments.strip().isdigit() else CHRONICLE_TURNS
+    wanted = arguments.strip()
+    count = int(wanted) if wanted.isascii() and wanted.isdigit() else CHRONICLE_TURNS
     entries = chronicle.recent(caller.room_id, min(max(count, 1), MAX_CHRONICLE_TURNS))
     if not entries:
         return CommandReply(caller.say(_("The chronicle is empty.")))

@@ -1,11 +1,15 @@
-"""The console's model page: which model the Keeper uses now, and where that comes from.
+"""The console's model page: the server-wide model, where it comes from, and which
+rooms chose their own.
 
-One page for the one settings row (the choice is server-wide: every room's Keeper
-uses it). It shows what is in force, the environment's fallback included; the provider
-is chosen from the catalog, endpoints are checked to be http(s) URLs, a key left blank
-keeps the one saved for that provider and endpoint (a key is only ever sent to the
-endpoint it was saved for), and "Test the connection" asks the endpoint in force for
-its models.
+One page for the operator's server-wide row: every room's Keeper uses it unless its
+keeper chose another model for that room (`.model`, the model screen), and those rooms
+are listed with their choice. It shows what is in force, the environment's fallback
+included; the provider is chosen from the catalog, endpoints are checked to be http(s)
+URLs the server may reach (the operator's are not held to the rooms' endpoint policy,
+but link-local addresses are never allowed), a key left blank keeps the one saved for
+that provider and endpoint (a key is only ever sent to the endpoint it was saved for;
+the operator's keys serve every room), and "Test the connection" asks the endpoint in
+force for its models.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from django.contrib import admin, messages
 from django.core.validators import URLValidator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
-from keeper.llm import config
+from keeper.llm import config, endpoints
 from keeper.llm.providers import CATALOG
 from keeper.models import ModelSetting
 
@@ -37,6 +41,17 @@ def _endpoint(label: str) -> forms.CharField:
         validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// address.")],
         help_text="Empty: the provider's own endpoint.",
     )
+
+
+def _reachable(value: str) -> str:
+    """An endpoint the server may connect to at all (link-local, user info and the
+    like never are, not even for the operator)."""
+    if value:
+        try:
+            endpoints.vet(value, operator=True)
+        except endpoints.EndpointRefused as refused:
+            raise forms.ValidationError(refused.message("en")) from None
+    return value
 
 
 class ModelInForceForm(forms.ModelForm):
@@ -77,19 +92,29 @@ class ModelInForceForm(forms.ModelForm):
             label="Image provider",
         )
 
+    def clean_base_url(self) -> str:
+        return _reachable(self.cleaned_data.get("base_url") or "")
+
+    def clean_imagegen_base_url(self) -> str:
+        return _reachable(self.cleaned_data.get("imagegen_base_url") or "")
+
 
 @admin.register(ModelSetting)
 class ModelSettingAdmin(admin.ModelAdmin):
     form = ModelInForceForm
-    readonly_fields = ["in_force"]
+    readonly_fields = ["in_force", "rooms_with_their_own"]
     fieldsets = [
-        ("In force now", {"fields": ["in_force"]}),
+        ("In force now", {"fields": ["in_force", "rooms_with_their_own"]}),
         (
-            "The Keeper's model (server-wide: every room's Keeper uses it)",
+            "The Keeper's model (server-wide: every room's Keeper uses it, unless the room chose its own)",
             {"fields": ["provider", "chat_model", "base_url", "api_key"]},
         ),
         ("Pictures (server-wide)", {"fields": ["imagegen_provider", "imagegen_model", "imagegen_base_url"]}),
     ]
+
+    def get_queryset(self, request: HttpRequest) -> object:
+        # Rooms' own rows are their keepers'; this page is the server-wide one.
+        return super().get_queryset(request).filter(room__isnull=True)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # one row, made on first use
@@ -112,32 +137,32 @@ class ModelSettingAdmin(admin.ModelAdmin):
     ) -> None:
         data = form.cleaned_data
         if data["provider"]:
-            config.configure(data["provider"], data["chat_model"], data["api_key"] or None, data["base_url"])
+            config.configure(
+                None, data["provider"], data["chat_model"], data["api_key"] or None, data["base_url"]
+            )
         else:
-            config.reset()
+            config.reset(None)
         if data["imagegen_provider"]:
             config.configure_imagegen(
-                data["imagegen_provider"], data["imagegen_model"], data["imagegen_base_url"]
+                None, data["imagegen_provider"], data["imagegen_model"], data["imagegen_base_url"]
             )
         else:
-            ModelSetting.objects.filter(pk=1).update(
-                imagegen_provider="", imagegen_base_url="", imagegen_model=""
-            )
+            config.clear_imagegen(None)
         obj.refresh_from_db()
 
     @admin.display(description="in force")
     def in_force(self, setting: ModelSetting) -> str:
-        current = config.resolve()
+        current = config.resolve(None)
         if not current.usable:
             source = "nothing usable is configured: the offline sample Keeper plays"
-        elif config.override_active():
-            source = "chosen here (or by a keeper's .model), over the environment"
+        elif config.override_active(None):
+            source = "chosen here, over the environment"
         else:
             source = "the environment (TRPG_LLM__*)"
-        pictures = config.imagegen()
+        pictures = config.imagegen(None)
         return format_html(
             "<p><b>{}</b> · model <b>{}</b> · endpoint <code>{}</code> · key {}</p><p>From: {}. "
-            "Scope: server-wide, every room's Keeper.</p><p>Pictures: {}</p>"
+            "Scope: server-wide, every room's Keeper but the rooms listed below.</p><p>Pictures: {}</p>"
             "<p><button type='submit' class='button' formaction='{}'>Test the connection</button></p>",
             current.provider or "no provider",
             current.chat_model or "-",
@@ -148,16 +173,48 @@ class ModelSettingAdmin(admin.ModelAdmin):
             reverse("admin:keeper_modelsetting_test"),
         )
 
+    @admin.display(description="rooms with their own model")
+    def rooms_with_their_own(self, setting: ModelSetting) -> str:
+        """The rooms whose keeper chose another model (or image endpoint) for their room."""
+        chosen = config.room_overrides()
+        if not chosen:
+            return format_html("<p>{}</p>", "None: every room uses the server-wide model.")
+        rows = format_html_join(
+            "",
+            "<li><b>{}</b>: {}</li>",
+            (
+                (
+                    room.room,
+                    " · ".join(
+                        part
+                        for part in (
+                            f"{room.provider} / {room.chat_model} at {room.base_url}"
+                            if room.provider
+                            else "",
+                            f"pictures: {room.imagegen}" if room.imagegen else "",
+                        )
+                        if part
+                    ),
+                )
+                for room in chosen
+            ),
+        )
+        return format_html("<ul class='room-models'>{}</ul>", rows)
+
     def test_view(self, request: HttpRequest) -> HttpResponse:
         """Ask the endpoint in force for its models (POST only: it reaches out)."""
         back = reverse("admin:keeper_modelsetting_change", args=[ModelSetting.current().pk])
         if request.method != "POST":
             return HttpResponseRedirect(back)
-        current = config.resolve()
+        current = config.resolve(None)
         if not current.usable:
             messages.warning(request, "No model is configured: the offline sample Keeper plays.")
             return HttpResponseRedirect(back)
-        models = config.fetch_models(current.provider, current.base_url, current.api_key)
+        try:
+            models = config.fetch_models(current.provider, current.base_url, current.api_key, operator=True)
+        except endpoints.EndpointRefused as refused:
+            messages.error(request, refused.message("en"))
+            return HttpResponseRedirect(back)
         if models:
             shown = ", ".join(models[:5]) + (" …" if len(models) > 5 else "")
             in_list = "" if current.chat_model in models else f" ({current.chat_model} is not among them)"

@@ -202,12 +202,17 @@ class KeeperNote(models.Model):
 
 
 class ModelSetting(models.Model):
-    """The operator's or keeper's override of the LLM configuration (one row).
+    """A choice of model over the `TRPG_LLM__*` environment: the operator's server-wide
+    row (no room, set on the console's model page) or one room's own (set by its
+    keeper's `.model` and model screen; it falls back to the server-wide choice).
 
-    Empty fields fall back to the `TRPG_LLM__*` environment. Keys live in
-    `ProviderCredential`, each bound to the endpoint it was saved for.
+    Empty fields fall back (keeper/llm/config.py says how). Keys live in
+    `ProviderCredential`, each bound to the endpoint, and the room, it was saved for.
     """
 
+    room = models.OneToOneField(
+        Room, null=True, blank=True, on_delete=models.CASCADE, related_name="model_setting"
+    )
     provider = models.CharField(max_length=32, blank=True)
     chat_model = models.CharField(max_length=200, blank=True)
     base_url = models.CharField(max_length=500, blank=True)
@@ -223,15 +228,23 @@ class ModelSetting(models.Model):
 
     @classmethod
     def current(cls) -> ModelSetting:
-        """The one settings row, created empty on first use."""
-        setting, _ = cls.objects.get_or_create(pk=1)
+        """The server-wide row (the operator's), created empty on first use."""
+        setting = cls.objects.filter(room__isnull=True).order_by("pk").first()
+        return setting if setting is not None else cls.objects.create(room=None)
+
+    @classmethod
+    def of_room(cls, room_id: int) -> ModelSetting:
+        """The room's own row, created empty on first use."""
+        setting, _ = cls.objects.get_or_create(room_id=room_id)
         return setting
 
 
 class ProviderCredential(models.Model):
     """An API key saved for one provider AND one endpoint: it is only ever sent to
-    the `base_url` it was saved with."""
+    the `base_url` it was saved with. A room's key (saved by its keeper) serves that
+    room only; a key without a room is the operator's, for every room."""
 
+    room = models.ForeignKey(Room, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     provider = models.CharField(max_length=32)
     base_url = models.CharField(max_length=500)
     api_key = models.CharField(max_length=500)
@@ -239,11 +252,21 @@ class ProviderCredential(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["provider", "base_url"], name="one_key_per_provider_endpoint")
+            models.UniqueConstraint(
+                fields=["provider", "base_url"],
+                condition=models.Q(room__isnull=True),
+                name="one_server_key_per_provider_endpoint",
+            ),
+            models.UniqueConstraint(
+                fields=["room", "provider", "base_url"],
+                condition=models.Q(room__isnull=False),
+                name="one_room_key_per_provider_endpoint",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.provider} @ {self.base_url}"
+        scope = f" ({self.room})" if self.room_id else ""
+        return f"{self.provider} @ {self.base_url}{scope}"
 
 
 class ModuleVariable(models.Model):

@@ -66,7 +66,7 @@ def _set(rest: str, caller: Caller) -> CommandReply:
 def _import(text: str, module_id: str, caller: Caller) -> CommandReply:
     """With a model, it drafts the module (after a first reply, since it takes a while);
     without one, the text's headings make it at once."""
-    config = llm_config.resolve()
+    config = llm_config.resolve(caller.room_id)
     if not config.usable:
         return _installed(modules.from_headings(text, module_id), caller)
 

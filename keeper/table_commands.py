@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import datetime
+import functools
+from pathlib import Path
 
 from django.utils import timezone
 
-from keeper.commands import Caller, CommandReply, command, keeper_refusal
+from keeper.commands import Caller, CommandReply, FollowUp, command, keeper_refusal
 from keeper.models import TableSettings
 from loreweaver.i18n import _
 from rooms import backups
@@ -104,9 +106,27 @@ def save(arguments: str, caller: Caller) -> CommandReply:
                 private=False,
             )
         path = backups.new_backup_path(room, arguments.strip() or None)
-        backups.room_export(room, path)
     except backups.BackupError as refused:
         return CommandReply(caller.say(_("Cannot do that: {why}"), why=str(refused)))
+    # The room is read and written after the reply, off the database thread and
+    # outside the turn (a room's media can take minutes to copy): its rows in one
+    # snapshot, then its blobs. The keeper's own next inputs wait for it.
+    return CommandReply(
+        caller.say(_("Saving the room as {n}…"), n=path.name),
+        follow_up=FollowUp(
+            fetch=functools.partial(backups.export_in_worker, room.pk, path=path),
+            finish=functools.partial(_saved, path, caller),
+        ),
+    )
+
+
+def _saved(path: Path, caller: Caller, written: object) -> CommandReply:
+    """The answer once a checkpoint's files are written (or failed to be)."""
+    if isinstance(written, Exception):
+        why = written.strerror if isinstance(written, OSError) and written.strerror else str(written)
+        return CommandReply(
+            caller.say(_("The checkpoint {n} could not be written: {why}"), n=path.name, why=why)
+        )
     return CommandReply(caller.say(_("Saved as {n}."), n=path.name))
 
 
@@ -150,7 +170,9 @@ def turns(arguments: str, caller: Caller) -> CommandReply:
     if not caller.is_keeper:
         return keeper_refusal(caller)
     mode = words[0].lower()
-    if mode not in ("free", "structured") or (len(words) > 1 and not words[1].isdigit()):
+    if mode not in ("free", "structured") or (
+        len(words) > 1 and not (words[1].isascii() and words[1].isdigit())
+    ):
         return CommandReply(caller.say(_("Use .turns free or .turns structured [seconds].")))
     settings.turn_mode = mode
     if len(words) > 1:

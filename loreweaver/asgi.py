@@ -1,5 +1,6 @@
-"""ASGI entry point: Django for HTTP (the browser table, admin, static), the table's
-WebSocket at `/`, and the SideQuest contract's at `/ws`."""
+"""ASGI entry point: Django for HTTP (the browser table, admin, static) but the health
+probes, which are answered before it; the table's WebSocket at `/`, and the SideQuest
+contract's at `/ws`; behind a trusted proxy, the client's own address throughout."""
 
 import os
 
@@ -11,12 +12,18 @@ django_http = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from loreweaver.ops.forwarded import forwarded_for  # noqa: E402
+from loreweaver.ops.health import health_first  # noqa: E402
 from loreweaver.wire.consumers import TableConsumer  # noqa: E402
 from loreweaver.wire.sidequest import SideQuestConsumer  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_http,
-        "websocket": URLRouter([path("", TableConsumer.as_asgi()), path("ws", SideQuestConsumer.as_asgi())]),
-    }
+application = forwarded_for(
+    ProtocolTypeRouter(
+        {
+            "http": health_first(django_http),
+            "websocket": URLRouter(
+                [path("", TableConsumer.as_asgi()), path("ws", SideQuestConsumer.as_asgi())]
+            ),
+        }
+    )
 )

@@ -29,6 +29,10 @@ MODEL_SECONDS = Histogram(
 MODEL_TOKENS = Counter(
     "loreweaver_model_tokens_total", "Model tokens, by provider and direction", ["provider", "direction"]
 )
+BUS_SUBSCRIBE_RETRIES = Counter(
+    "loreweaver_bus_subscribe_retries_total",
+    "Room bus subscriptions that Redis did not confirm in time, sent again",
+)
 REFUSALS = Counter("loreweaver_refusals_total", "Frames or joins refused, by error code", ["code"])
 MEDIA_BYTES = Counter(
     "loreweaver_media_bytes_total", "Media bytes, by direction (stored, served)", ["direction"]

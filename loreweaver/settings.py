@@ -13,6 +13,7 @@ A bad value stops the process at start with a message naming the variable
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from pathlib import Path
 
@@ -57,6 +58,22 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 TRPG_BEHIND_TLS_PROXY = env_bool("TRPG_BEHIND_TLS_PROXY", False)
 # `/metrics` answers loopback, and a scraper elsewhere that presents this bearer token.
 TRPG_METRICS_TOKEN = env_str("TRPG_METRICS_TOKEN")
+# Reverse proxies whose X-Forwarded-For names the client (addresses or networks), for
+# limits per address, the admin lockout, `/metrics` and the logs
+# (loreweaver/ops/forwarded.py). Behind the TLS proxy with no list: loopback and the
+# private networks, where a proxy on the same host or network is. Otherwise none.
+TRPG_TRUSTED_PROXIES = env_list("TRPG_TRUSTED_PROXIES") or (
+    ["127.0.0.0/8", "::1", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]
+    if TRPG_BEHIND_TLS_PROXY
+    else []
+)
+for _proxy in TRPG_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy.strip(), strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRPG_TRUSTED_PROXIES: {_proxy!r} is not an address or a network (e.g. 10.0.0.5 or 10.0.0.0/8)"
+        ) from None
 if TRPG_BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
@@ -89,6 +106,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "loreweaver.ops.headers.security_headers",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -245,7 +263,16 @@ USE_TZ = True
 TRPG_LOCALE = env_choice("TRPG_LOCALE", "en", ("en", "zh"))
 TRPG_JOIN_TIMEOUT = env_float("TRPG_TUI__JOIN_TIMEOUT", 10.0, minimum=0.05)
 TRPG_MAX_CONNECTIONS = env_int("TRPG_TUI__MAX_CONNECTIONS", 200, minimum=1)
+# Of the cap, how many sockets may be shaking hands (not joined yet), and how many of
+# those from one address: the rest is kept for members (loreweaver/wire/admission.py).
+TRPG_HANDSHAKE_CONNECTIONS = env_int(
+    "TRPG_TUI__HANDSHAKE_CONNECTIONS", max(1, TRPG_MAX_CONNECTIONS - TRPG_MAX_CONNECTIONS // 4), minimum=1
+)
+TRPG_HANDSHAKES_PER_ADDRESS = env_int("TRPG_TUI__HANDSHAKES_PER_ADDRESS", 64, minimum=1)
 TRPG_UPDATE_COMMAND = env_str("TRPG_TUI__UPDATE_COMMAND")
+# Whether room keepers may run that command over the wire (`admin_update_server`):
+# updating the server is the operator's, so it is off unless the operator turns it on.
+TRPG_ALLOW_REMOTE_UPDATE = env_bool("TRPG_ALLOW_REMOTE_UPDATE", False)
 TRPG_KEYS_FILE = env_str("TRPG_TUI_KEYS")
 TRPG_INPUT_MAX_CHARS = 4000
 # Token buckets for input: per member and per room.
@@ -294,6 +321,10 @@ TRPG_LLM_PROVIDER = env_str("TRPG_LLM__PROVIDER").lower()
 TRPG_LLM_API_KEY = env_str("TRPG_LLM__API_KEY")
 TRPG_LLM_BASE_URL = env_url("TRPG_LLM__BASE_URL", ("http", "https"))
 TRPG_LLM_CHAT_MODEL = env_str("TRPG_LLM__CHAT_MODEL")
+# The endpoints a room's keeper may choose (URL prefixes, host[:port], networks,
+# `*.domain`, `*` for any public address), beside the catalog's public ones and, on the
+# embedded profile, loopback and private addresses (keeper/llm/endpoints.py).
+TRPG_LLM_ALLOWED_ENDPOINTS = env_list("TRPG_LLM__ALLOWED_ENDPOINTS")
 TRPG_LLM_CONTEXT_WINDOW = env_int("TRPG_LLM__CONTEXT_WINDOW", 128000, minimum=1024)
 # An embeddings model of the same provider: lore is then also chosen by meaning. Empty: off.
 TRPG_LLM_EMBEDDING_MODEL = env_str("TRPG_LLM__EMBEDDING_MODEL")

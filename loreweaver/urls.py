@@ -7,11 +7,12 @@ from django.urls import path
 
 from loreweaver.ops.health import healthz, readyz
 from loreweaver.ops.metrics import metrics_view
-from loreweaver.table.views import table_page
+from loreweaver.table.views import panel_frame, table_page
 from loreweaver.wire.sidequest_table import genres_view, media_view
 
 urlpatterns = [
     path("", table_page, name="table"),
+    path("panel-frame", panel_frame, name="panel-frame"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

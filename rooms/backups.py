@@ -1,6 +1,7 @@
 """Room backups: one versioned JSON document per room, written atomically, restorable
 on this or a fresh server (docs/decisions.md, "Keys and keeper administration"). Keys travel as digests, never
-as keys; media travels in a companion archive beside the document.
+as keys; media travels in a companion archive beside the document. An export reads the
+rows in one short transaction and copies the blobs afterwards, outside any transaction.
 
 Each room's backups live in a folder of their own under `<data_dir>/room_backups/`,
 and the database index (`RoomBackup`) says whose each file is: a keeper names a
@@ -16,13 +17,17 @@ import json
 import logging
 import os
 import re
+import sys
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, connection, transaction
 
 from rooms import offsite
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry, TurnEvent
@@ -33,6 +38,7 @@ log = logging.getLogger(__name__)
 
 FORMAT = "loreweaver-django-room"
 VERSION = 1
+T = TypeVar("T")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 
 
@@ -97,8 +103,11 @@ class BackupPart:
         """This part's fields of the document to be written at `path`."""
         return {}
 
-    def companions(self, room: Room, path: Path) -> list[tuple[Path, Callable[[Path], None]]]:
-        """Files that go beside the document: (where, a writer given a temporary path)."""
+    def companions(self, room: Room, document: dict, path: Path) -> list[tuple[Path, Callable[[Path], None]]]:
+        """Files that go beside the document: (where, a writer given a temporary path).
+        Decided from the `document` alone, never from the rows as they are by now: the
+        writers run after the rows' snapshot, outside any transaction, and write what
+        the document names (blobs are content-addressed, so they still are what it says)."""
         return []
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -316,12 +325,57 @@ def _stored_rows(document: dict) -> int:
     return sum(len(document.get(name) or []) for part in PARTS for name in part.rows)
 
 
-def room_export(room: Room, path: Path) -> RoomCounts:
-    """Write the room's backup to `path` (inside the backups folder) atomically
-    (temporary files, then renames: the companion files first, the document that
-    names them last) and index it as the room's."""
-    document = _document(room, path)
-    companions = [item for part in PARTS for item in part.companions(room, path)]
+@dataclass(frozen=True)
+class RoomSnapshot:
+    """A room's rows as of one moment, ready to be written to `path` (`write_snapshot`)."""
+
+    room: Room
+    path: Path
+    document: dict
+
+
+@contextlib.contextmanager
+def _read_snapshot() -> Iterator[None]:
+    """One short transaction that sees a single moment of the database and takes no
+    write lock. Inside the caller's transaction (a turn's database visit, where the
+    room's turn keeps its rows still) that transaction is the snapshot."""
+    if connection.in_atomic_block:
+        yield
+        return
+    if connection.vendor == "sqlite":
+        # The server opens SQLite transactions IMMEDIATE (the write lock at once); a
+        # deferred one only reads, and in WAL mode sees one snapshot of the file from
+        # its first read on while every writer goes on.
+        mode, connection.transaction_mode = connection.transaction_mode, "DEFERRED"
+        try:
+            with transaction.atomic():
+                yield
+        finally:
+            connection.transaction_mode = mode
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:  # the transaction's first statement
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def room_snapshot(room: Room, path: Path) -> RoomSnapshot:
+    """The room's rows as of one moment (every part's fields of the document), read in
+    one short transaction: REPEATABLE READ on Postgres, a read-only transaction on
+    SQLite. No file is read or written here; the blobs are copied afterwards by
+    `write_snapshot`, outside any transaction."""
+    with _read_snapshot():
+        return RoomSnapshot(room, path, _document(room, path))
+
+
+def write_snapshot(snapshot: RoomSnapshot) -> RoomCounts:
+    """Write a snapshot's backup to its path (inside the backups folder) atomically
+    (temporary files, then renames: the companion files first, the document that names
+    them last) and index it as the room's. Slow (every blob of the room is copied), so
+    it runs outside any transaction and, on a server, off the database thread."""
+    room, path, document = snapshot.room, snapshot.path, snapshot.document
+    companions = [item for part in PARTS for item in part.companions(room, document, path)]
     temporaries = [path.with_name(f".{path.name}.tmp")]
     temporaries += [target.with_name(f".{target.name}.tmp") for target, _write in companions]
     try:
@@ -344,6 +398,55 @@ def room_export(room: Room, path: Path) -> RoomCounts:
     return RoomCounts(
         keys=keys, store_rows=_stored_rows(document), media_files=len(document.get("media") or [])
     )
+
+
+def room_export(room: Room, path: Path) -> RoomCounts:
+    """Write the room's backup to `path`: `room_snapshot`, then `write_snapshot`."""
+    return write_snapshot(room_snapshot(room, path))
+
+
+# A backup thread's CPU priority below the turns' threads (Linux niceness is per
+# thread): the blob copy takes what the turns leave over.
+BACKGROUND_NICE = 10
+# Backups run on a few long-lived threads with database connections that stay open
+# (opening one costs a Postgres backend's start, felt by every room's turn at once).
+BACKUP_THREADS = 2
+
+
+def _background_thread() -> None:
+    if sys.platform == "linux":  # elsewhere the id would name a process, not a thread
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+
+
+_backup_threads = ThreadPoolExecutor(BACKUP_THREADS, "room-backup", initializer=_background_thread)
+
+
+def _on_a_backup_thread(work: Callable[[], T]) -> T:
+    """Run `work` on a backup thread (lower CPU priority, its own database connection),
+    wait for it, and return what it returned or raise what it raised."""
+
+    def run() -> T:
+        close_old_connections()  # one the database dropped, or too old, is opened again
+        return work()
+
+    return _backup_threads.submit(run).result()
+
+
+def export_in_worker(
+    room_id: int, name: str | None = None, *, path: Path | None = None
+) -> tuple[Path, RoomCounts]:
+    """Back up the room `room_id` to `path`, or as `name` (None: a dated name), from a
+    worker thread (`asyncio.to_thread`), on a backup thread with its own database
+    connection: no database thread, and no transaction other rooms' turns share, waits
+    for the rows' snapshot or the copy of the blobs."""
+
+    def export() -> tuple[Path, RoomCounts]:
+        room = Room.objects.get(pk=room_id)
+        target = path or new_backup_path(room, name)
+        return target, room_export(room, target)
+
+    return _on_a_backup_thread(export)
 
 
 def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:

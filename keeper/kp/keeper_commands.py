@@ -11,6 +11,7 @@ from collections import Counter
 from keeper import skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
+from keeper.llm.endpoints import EndpointRefused
 from keeper.llm.providers import CATALOG
 from keeper.models import KeeperNote, Npc, Story
 from loreweaver.i18n import _
@@ -106,7 +107,7 @@ def report(arguments: str, caller: Caller) -> CommandReply:
 
 
 def _current(caller: Caller) -> str:
-    current = llm_config.resolve()
+    current = llm_config.resolve(caller.room_id)
     if not current.usable:
         state = caller.say(_("the offline Keeper (no model)"))
         if current.provider in CATALOG:
@@ -124,9 +125,14 @@ def _current(caller: Caller) -> str:
 
 @command(
     "model",
-    help=_("the AI model: .model [list]; keeper: .model set <provider> [model] [url], .model key|reset"),
+    help=_(
+        "the AI model: .model [list]; keeper: .model set <provider> [model] [url], .model key|reset "
+        "(this room only)"
+    ),
 )
 def model(arguments: str, caller: Caller) -> CommandReply:
+    """The model of the caller's room: shown to anyone; a keeper changes it for this
+    room only (the server-wide default is the operator's)."""
     word, _sep, rest = arguments.strip().partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ("", "list"):
@@ -147,10 +153,10 @@ def model(arguments: str, caller: Caller) -> CommandReply:
             reply = CommandReply(caller.say(_("Use .model key <key>.")))
         else:
             try:
-                llm_config.save_key(rest)
+                llm_config.save_key(caller.room_id, rest)
                 reply = CommandReply(
                     caller.say(
-                        _("Key saved for this provider and endpoint only. "),
+                        _("Key saved for this room, this provider and this endpoint only. "),
                     )
                     + _current(caller)
                 )
@@ -159,7 +165,7 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         reply.echo = ".model key ****"
         return reply
     if word == "reset":
-        llm_config.reset()
+        llm_config.reset(caller.room_id)
         return CommandReply(caller.say(_("Back to the server's configuration. ")) + _current(caller))
     parts = rest.split()
     if not parts or parts[0].lower() not in CATALOG or len(parts) > 3:
@@ -176,8 +182,11 @@ def model(arguments: str, caller: Caller) -> CommandReply:
             base_url = part
         else:
             chat_model = part
-    llm_config.select(provider, chat_model[:200], base_url[:500])
-    return CommandReply(caller.say(_("Switched. ")) + _current(caller))
+    try:
+        llm_config.select(caller.room_id, provider, chat_model[:200], base_url[:500])
+    except EndpointRefused as refused:
+        return CommandReply(refused.message(caller.locale))
+    return CommandReply(caller.say(_("Switched (this room only). ")) + _current(caller))
 
 
 @command(

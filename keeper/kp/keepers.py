@@ -17,17 +17,18 @@ from keeper.llm.client import ChatModel, client_for
 from keeper.models import TableSettings
 
 
-async def offline_keeper_plays() -> bool:
-    """Whether no usable model is configured, so an offline Keeper (the sample
-    adventure's, or the phrasebook's) plays."""
-    config = await database_sync_to_async(llm_config.resolve)()
+async def offline_keeper_plays(room_id: int) -> bool:
+    """Whether no usable model is configured for the room, so an offline Keeper (the
+    sample adventure's, or the phrasebook's) plays."""
+    config = await database_sync_to_async(llm_config.resolve)(room_id)
     return not config.usable
 
 
 async def model_for_room(room_id: int, member_id: str = "", locale: str = "") -> tuple[ChatModel, int]:
     """The model that answers this room's lines while its bot is on (`bot_on`, which the
-    turn reads with the line it stores), and its context window (0: none)."""
-    config = await database_sync_to_async(llm_config.resolve)()
+    turn reads with the line it stores), and its context window (0: none). The room's
+    own model choice, else the server's."""
+    config = await database_sync_to_async(llm_config.resolve)(room_id)
     if config.usable:
         return client_for(config), config.context_window
     if await database_sync_to_async(plays_sample)(room_id):
@@ -76,9 +77,9 @@ def turn_rule(room_id: int) -> TurnRule:
 async def demo_offered(room_id: int) -> bool:
     """Whether a keeper joining now is offered the sample adventure (`demo`): the
     offline Keeper plays and the room is completely empty."""
-    return await offline_keeper_plays() and await database_sync_to_async(room_is_empty)(room_id)
+    return await offline_keeper_plays(room_id) and await database_sync_to_async(room_is_empty)(room_id)
 
 
-async def images_configured() -> bool:
-    """Whether an image endpoint is configured (the `imagegen` feature)."""
-    return (await database_sync_to_async(llm_config.imagegen)()).configured
+async def images_configured(room_id: int) -> bool:
+    """Whether an image endpoint is configured for the room (the `imagegen` feature)."""
+    return (await database_sync_to_async(llm_config.imagegen)(room_id)).configured

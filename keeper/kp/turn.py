@@ -112,7 +112,7 @@ async def _voice_npc(model: ChatModel, turn: KpTurn, arguments: dict) -> tools.T
 async def _draw(turn: KpTurn, sink: TurnSink, arguments: dict) -> tools.ToolOutcome:
     """`draw_image`: the image endpoint draws it, it becomes the room's media, and the
     table sees it arrive like an upload."""
-    config = await database_sync_to_async(llm_config.imagegen)()
+    config = await database_sync_to_async(llm_config.imagegen)(turn.room_id)
     description = str(arguments.get("description") or "").strip()[:4000]
     if not config.configured or not description:
         return tools.ToolOutcome(
@@ -176,7 +176,7 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     """Play the Keeper's answer to the newest line of the room. Never raises for a
     model failure: the table is told, and the caller sends `idle`."""
     await sink.busy()
-    image_config = await database_sync_to_async(llm_config.imagegen)()
+    image_config = await database_sync_to_async(llm_config.imagegen)(turn.room_id)
     offered = tools.specs(images=image_config.configured)
     # The tools' schemas and the reply take their share of the window too.
     reserve = estimate_tokens(json.dumps(offered)) + REPLY_TOKENS
@@ -230,12 +230,18 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
     except (ProviderError, TimeoutError, json.JSONDecodeError) as failure:
         log.warning("room=%s keeper turn failed: %s", turn.room_id, failure)
         await draft.close()
-        await sink.warning(
-            say(
-                turn.locale,
-                _("The Keeper lost the thread (the model did not answer). Say it again in a moment."),
+        refusal = getattr(failure, "refusal", None)
+        if refusal is not None:
+            # The room's endpoint was refused as it connected: say which rule, as
+            # trying again will not help.
+            await sink.warning(refusal.message(turn.locale))
+        else:
+            await sink.warning(
+                say(
+                    turn.locale,
+                    _("The Keeper lost the thread (the model did not answer). Say it again in a moment."),
+                )
             )
-        )
     finally:
         if draft.id is not None:  # cancelled mid-stream: the bubble still gets its closing frame
             await asyncio.shield(draft.close())

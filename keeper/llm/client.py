@@ -19,6 +19,7 @@ import openai
 from django.conf import settings
 
 from keeper.llm.config import LlmConfig
+from keeper.llm.endpoints import EndpointRefused, async_openai_client, refusal_in
 from loreweaver import metrics
 
 
@@ -59,7 +60,17 @@ StreamEvent = TextDelta | ToolCalls | Usage
 
 
 class ProviderError(Exception):
-    """The model could not answer (unreachable, refused, or the stream broke)."""
+    """The model could not answer (unreachable, refused, or the stream broke).
+    `refusal` is set when the server's endpoint policy refused the connection."""
+
+    def __init__(self, message: str, refusal: EndpointRefused | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
+def _failed(exc: BaseException, message: str) -> ProviderError:
+    refusal = refusal_in(exc)
+    return ProviderError(str(refusal) if refusal else message, refusal)
 
 
 class ChatModel(Protocol):
@@ -92,9 +103,12 @@ class OpenAIChat:
 
     def __init__(self, config: LlmConfig) -> None:
         self.config = config
-        self._client = openai.AsyncOpenAI(
-            api_key=config.api_key or "not-needed",
-            base_url=config.base_url,
+        # Every connection goes through the endpoint policy (a room's endpoint is
+        # checked again at each connect, whatever its name resolves to by then).
+        self._client = async_openai_client(
+            config.base_url,
+            config.api_key,
+            operator=config.operator_endpoint,
             timeout=settings.TRPG_LLM_TIMEOUT,
             max_retries=settings.TRPG_LLM_RETRIES,
         )
@@ -107,7 +121,7 @@ class OpenAIChat:
                 model=settings.TRPG_LLM_EMBEDDING_MODEL, input=texts
             )
         except openai.OpenAIError as failed:
-            raise ProviderError(str(failed)) from failed
+            raise _failed(failed, str(failed)) from failed
         vectors = [item.embedding for item in sorted(answer.data, key=lambda item: item.index)]
         if len(vectors) != len(texts):
             raise ProviderError(f"{len(texts)} texts, {len(vectors)} vectors")
@@ -154,11 +168,11 @@ class OpenAIChat:
                     ]
                 )
         except openai.OpenAIError as exc:
-            raise ProviderError(_describe(exc)) from exc
+            raise _failed(exc, _describe(exc)) from exc
         except Exception as exc:
             # The transport broke mid-stream (the SDK does not wrap errors raised while
             # a response is being read).
-            raise ProviderError(exc.__class__.__name__) from exc
+            raise _failed(exc, exc.__class__.__name__) from exc
 
     async def complete(self, messages: list[dict]) -> str:
         """One short, unstreamed answer (an NPC's line, a summary)."""
@@ -168,7 +182,7 @@ class OpenAIChat:
                     model=self.config.chat_model, messages=messages
                 )
         except openai.OpenAIError as exc:
-            raise ProviderError(_describe(exc)) from exc
+            raise _failed(exc, _describe(exc)) from exc
         if response.usage is not None:
             _count_tokens(self.config.provider, _usage_of(response.usage))
         return (response.choices[0].message.content or "").strip() if response.choices else ""
@@ -205,15 +219,24 @@ def _describe(exc: openai.OpenAIError) -> str:
     return f"{exc.__class__.__name__}{f' {status}' if status else ''}"
 
 
+# Clients by configuration: rooms may each use their own, so a few are kept.
 _shared: dict[tuple, OpenAIChat] = {}
+_KEPT_CLIENTS = 16
 
 
 def client_for(config: LlmConfig) -> OpenAIChat:
     """The shared client for this configuration; a new configuration gets a new one
-    (hot swap), and the old one is dropped."""
-    fingerprint = (config.provider, config.base_url, config.api_key, config.chat_model)
+    (hot swap), and the least recently made beyond a few are dropped."""
+    fingerprint = (
+        config.provider,
+        config.base_url,
+        config.api_key,
+        config.chat_model,
+        config.operator_endpoint,
+    )
     client = _shared.get(fingerprint)
     if client is None:
-        _shared.clear()
+        while len(_shared) >= _KEPT_CLIENTS:
+            _shared.pop(next(iter(_shared)))
         client = _shared[fingerprint] = OpenAIChat(config)
     return client

@@ -1,8 +1,16 @@
-"""Which model the Keeper uses right now.
+"""Which model a room's Keeper uses right now.
 
-The environment (`TRPG_LLM__*`) sets the default; a keeper's `.model` (or the operator)
-overrides it in the database, so a switch needs no restart and survives one. A key is
-bound to the provider AND endpoint it was given for: it is never sent anywhere else.
+Three layers, each falling back to the one below: a room's own choice (its keeper's
+`.model` and model screen), the operator's server-wide choice (the console's model
+page) and the environment (`TRPG_LLM__*`). A room's choice names a provider and,
+optionally, a model and an endpoint; what it leaves empty comes from the server-wide
+configuration when that is the same provider, else from the catalog. A key is bound
+to the provider AND endpoint it was given for, and to the room that saved it: it is
+never sent anywhere else, nor used for another room. The operator's keys (console,
+environment) serve every room that uses their endpoint.
+
+An endpoint a room chose is held to the operator's policy (`keeper.llm.endpoints`),
+when it is saved and again at every connection; the operator's own are trusted.
 """
 
 from __future__ import annotations
@@ -11,19 +19,26 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from keeper.llm import endpoints
 from keeper.llm.providers import CATALOG
 from keeper.models import ModelSetting, ProviderCredential
+
+# Whose configuration: a room's id, or None for the operator's server-wide one.
+Scope = int | None
 
 
 @dataclass(frozen=True)
 class LlmConfig:
-    """A resolved configuration. `usable` is False when the offline Keeper must play."""
+    """A resolved configuration. `usable` is False when the offline Keeper must play.
+    `operator_endpoint` says the endpoint is the operator's (not held to the rooms'
+    policy)."""
 
     provider: str
     base_url: str
     api_key: str
     chat_model: str
     context_window: int
+    operator_endpoint: bool = True
 
     @property
     def usable(self) -> bool:
@@ -50,29 +65,38 @@ def _environment_key(provider: str, base_url: str) -> str:
     if not settings.TRPG_LLM_API_KEY or provider != env_provider:
         return ""
     env_url = settings.TRPG_LLM_BASE_URL or CATALOG[env_provider].base_url
-    return settings.TRPG_LLM_API_KEY if _same_endpoint(env_url, base_url) else ""
+    return settings.TRPG_LLM_API_KEY if same_endpoint(env_url, base_url) else ""
 
 
-def _same_endpoint(a: str, b: str) -> bool:
-    return a.rstrip("/").lower() == b.rstrip("/").lower()
+def same_endpoint(a: str, b: str) -> bool:
+    """Whether two endpoint URLs are the same (case and a trailing slash aside)."""
+    return bool(a) and a.rstrip("/").lower() == b.rstrip("/").lower()
 
 
-def _stored_key(provider: str, base_url: str) -> str:
-    """The key saved in the database for exactly this provider and endpoint."""
-    for credential in ProviderCredential.objects.filter(provider=provider):
-        if _same_endpoint(credential.base_url, base_url):
+def _stored_key(scope: Scope, provider: str, base_url: str) -> str:
+    """The key saved in exactly this scope for exactly this provider and endpoint."""
+    for credential in ProviderCredential.objects.filter(room_id=scope, provider=provider):
+        if same_endpoint(credential.base_url, base_url):
             return credential.api_key
     return ""
 
 
-def saved_key(provider: str, base_url: str) -> str:
-    """The key saved for exactly this provider and endpoint, or the environment's."""
-    return _stored_key(provider, base_url) or _environment_key(provider, base_url)
+def saved_key(provider: str, base_url: str, scope: Scope = None) -> str:
+    """The key for exactly this provider and endpoint: the room's own (with a room
+    `scope`), else the operator's (console-saved, else the environment's)."""
+    own = _stored_key(scope, provider, base_url) if scope is not None else ""
+    return own or _stored_key(None, provider, base_url) or _environment_key(provider, base_url)
 
 
-def resolve() -> LlmConfig:
-    """The configuration in force: the database override over the environment."""
-    override = ModelSetting.objects.filter(pk=1).first()
+def _row(scope: Scope) -> ModelSetting | None:
+    if scope is None:
+        return ModelSetting.objects.filter(room__isnull=True).order_by("pk").first()
+    return ModelSetting.objects.filter(room_id=scope).first()
+
+
+def _server() -> LlmConfig:
+    """The operator's configuration: the server-wide row over the environment."""
+    override = _row(None)
     provider = (override.provider if override and override.provider else settings.TRPG_LLM_PROVIDER) or ""
     entry = CATALOG.get(provider)
     if entry is None:
@@ -97,114 +121,232 @@ def resolve() -> LlmConfig:
     )
 
 
-def select(provider: str, chat_model: str = "", base_url: str = "") -> LlmConfig:
-    """Switch the server to `provider` (and optionally a model and endpoint)."""
+def resolve(scope: Scope) -> LlmConfig:
+    """The configuration in force for a room (its own choice over the server-wide one),
+    or, with None, the operator's server-wide configuration."""
+    server = _server()
+    own = _row(scope) if scope is not None else None
+    if own is None or own.provider not in CATALOG:
+        return server
+    entry = CATALOG[own.provider]
+    same = own.provider == server.provider
+    base_url = own.base_url or (server.base_url if same else "") or entry.base_url
+    chat_model = own.chat_model or (server.chat_model if same else "") or entry.default_model
+    return LlmConfig(
+        provider=own.provider,
+        base_url=base_url,
+        api_key=saved_key(own.provider, base_url, scope),
+        chat_model=chat_model,
+        context_window=settings.TRPG_LLM_CONTEXT_WINDOW,
+        operator_endpoint=server.provider in CATALOG and same_endpoint(server.base_url, base_url),
+    )
+
+
+def operator_endpoint(scope: Scope, url: str) -> bool:
+    """Whether `url` is trusted for `scope`: the operator's own choices always are; a
+    room's only when it is an endpoint the operator configured (chat or images)."""
+    if scope is None:
+        return True
+    server, pictures = _server(), _server_imagegen()
+    return (server.provider in CATALOG and same_endpoint(server.base_url, url)) or (
+        pictures.provider in CATALOG and same_endpoint(pictures.base_url, url)
+    )
+
+
+def check_endpoint(scope: Scope, url: str) -> None:
+    """Refuse (`endpoints.EndpointRefused`) an endpoint `scope` may not use (blocking:
+    it may resolve a name)."""
+    endpoints.vet(url, operator=operator_endpoint(scope, url))
+
+
+def select(scope: Scope, provider: str, chat_model: str = "", base_url: str = "") -> LlmConfig:
+    """Switch a room (or, with None, the server) to `provider`, and optionally a model
+    and an endpoint. Raises `EndpointRefused` for an endpoint the policy refuses."""
     if provider not in CATALOG:
         raise ValueError(provider)
-    setting = ModelSetting.current()
+    if scope is not None and base_url:
+        check_endpoint(scope, base_url)
+    elif base_url:
+        endpoints.vet(base_url, operator=True)
+    setting = ModelSetting.current() if scope is None else ModelSetting.of_room(scope)
     setting.provider, setting.chat_model, setting.base_url = provider, chat_model, base_url
     setting.save(update_fields=["provider", "chat_model", "base_url", "updated_at"])
-    return resolve()
+    chosen = resolve(scope)
+    if scope is not None and not base_url and not chosen.operator_endpoint:
+        # The provider's own endpoint (a catalog default) is held to the policy too.
+        try:
+            check_endpoint(scope, chosen.base_url)
+        except endpoints.EndpointRefused:
+            setting.provider = setting.chat_model = ""
+            setting.save(update_fields=["provider", "chat_model", "updated_at"])
+            raise
+    return chosen
 
 
-def save_key(api_key: str) -> LlmConfig:
-    """Save a key for the provider and endpoint in force (and for nothing else)."""
-    current = resolve()
+def save_key(scope: Scope, api_key: str) -> LlmConfig:
+    """Save a key for the provider and endpoint in force in `scope`, for that scope
+    only (and for nothing else)."""
+    current = resolve(scope)
     if current.provider not in CATALOG:
         raise ValueError("no provider selected")
-    _store_key(current.provider, current.base_url, api_key)
-    return resolve()
+    _store_key(scope, current.provider, current.base_url, api_key)
+    return resolve(scope)
 
 
-def reset() -> LlmConfig:
-    """Drop the override: the environment's configuration applies again."""
-    setting = ModelSetting.objects.filter(pk=1).first()
+def reset(scope: Scope) -> LlmConfig:
+    """Drop the choice: a room follows the server-wide configuration again; the
+    server follows the environment."""
+    setting = _row(scope)
     if setting is not None:
         setting.provider = setting.chat_model = setting.base_url = ""
         setting.save()
-    return resolve()
+    return resolve(scope)
 
 
-def _store_key(provider: str, base_url: str, api_key: str) -> None:
-    """Save (or, with an empty key, forget) the key of one provider endpoint."""
-    book = ProviderCredential.objects.filter(provider=provider)
-    for credential in book:
-        if _same_endpoint(credential.base_url, base_url):
+def _store_key(scope: Scope, provider: str, base_url: str, api_key: str) -> None:
+    """Save (or, with an empty key, forget) the key of one provider endpoint in `scope`."""
+    for credential in ProviderCredential.objects.filter(room_id=scope, provider=provider):
+        if same_endpoint(credential.base_url, base_url):
             credential.delete()
     if api_key:
-        ProviderCredential.objects.create(provider=provider, base_url=base_url, api_key=api_key)
+        ProviderCredential.objects.create(
+            room_id=scope, provider=provider, base_url=base_url, api_key=api_key
+        )
 
 
-def _last_endpoint(provider: str) -> str:
-    """The endpoint a provider's key was last saved for, else its default."""
-    credential = ProviderCredential.objects.filter(provider=provider).order_by("-updated_at", "-id").first()
+def _last_endpoint(scope: Scope, provider: str) -> str:
+    """The endpoint a provider's key was last saved for in `scope`, else its default."""
+    credential = (
+        ProviderCredential.objects.filter(room_id=scope, provider=provider)
+        .order_by("-updated_at", "-id")
+        .first()
+    )
     return credential.base_url if credential else CATALOG[provider].base_url
 
 
 def configure(
-    provider: str, chat_model: str | None = None, api_key: str | None = None, base_url: str | None = None
+    scope: Scope,
+    provider: str,
+    chat_model: str | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
 ) -> LlmConfig:
-    """Switch to `provider` the way `admin_set_model` asks.
+    """Switch a room (or the server) to `provider` the way `admin_set_model` asks.
 
     An omitted field keeps what the provider had (its endpoint, its model while it is
     the current provider, the key saved for that endpoint); an empty one clears it. A
     key is saved for the endpoint it arrived with, and a new endpoint never inherits
-    an old key.
+    an old key. Raises `EndpointRefused` (nothing saved) for an endpoint the policy
+    refuses.
     """
     if provider not in CATALOG:
         raise ValueError(provider)
-    current = resolve()
+    current = resolve(scope)
     same_provider = current.provider == provider
     if base_url is None:
-        base_url = current.base_url if same_provider else _last_endpoint(provider)
+        base_url = current.base_url if same_provider else _last_endpoint(scope, provider)
     base_url = base_url.strip() or CATALOG[provider].base_url
+    if scope is None:
+        endpoints.vet(base_url, operator=True)
+    else:
+        check_endpoint(scope, base_url)
     if chat_model is None:
         chat_model = current.chat_model if same_provider else ""
     if api_key is not None:
-        _store_key(provider, base_url, api_key.strip())
-    return select(provider, chat_model.strip(), base_url)
+        _store_key(scope, provider, base_url, api_key.strip())
+    return select(scope, provider, chat_model.strip(), base_url)
 
 
-def preview_target(provider: str | None, api_key: str | None, base_url: str | None) -> tuple[str, str, str]:
+def preview_target(
+    scope: Scope, provider: str | None, api_key: str | None, base_url: str | None
+) -> tuple[str, str, str]:
     """(provider, endpoint, key) that `admin_list_models` may ask:
     a saved key is used only when no key is given and the endpoint is the one it was
     saved for. The key is empty when there is none to use."""
-    current = resolve()
+    current = resolve(scope)
     provider = provider or current.provider
     if provider not in CATALOG:
         return provider or "", "", ""
     if base_url:
         endpoint = base_url.strip()
     else:
-        endpoint = current.base_url if provider == current.provider else _last_endpoint(provider)
-    return provider, endpoint, api_key if api_key else saved_key(provider, endpoint)
+        endpoint = current.base_url if provider == current.provider else _last_endpoint(scope, provider)
+    return provider, endpoint, api_key if api_key else saved_key(provider, endpoint, scope)
 
 
-def fetch_models(provider: str, endpoint: str, key: str) -> list[str]:
+def fetch_models(provider: str, endpoint: str, key: str, *, operator: bool) -> list[str]:
     """The endpoint's `GET /models`; [] when there is no key to send or it cannot be
-    read. Blocking, with a short timeout: call it from a worker thread."""
+    read. Blocking, with a short timeout: call it from a worker thread. Raises
+    `EndpointRefused` when the policy refuses the connection (`operator`: the
+    operator's endpoint, held only to what is never allowed)."""
     import openai
 
     if provider not in CATALOG or not endpoint or (not key and CATALOG[provider].needs_key):
         return []
     try:
-        client = openai.OpenAI(api_key=key or "not-needed", base_url=endpoint, timeout=10.0, max_retries=0)
+        client = endpoints.openai_client(endpoint, key, operator=operator, timeout=10.0, max_retries=0)
         return sorted(model.id for model in client.models.list().data)
+    except endpoints.EndpointRefused:
+        raise
     except (openai.OpenAIError, ValueError):
         return []
 
 
-def saved_providers() -> list[str]:
-    """Providers with at least one saved key (the environment's included)."""
-    names = set(ProviderCredential.objects.exclude(api_key="").values_list("provider", flat=True))
+def saved_providers(scope: Scope = None) -> list[str]:
+    """Providers with at least one key `scope` may use (the operator's and the
+    environment's included)."""
+    keys = ProviderCredential.objects.exclude(api_key="")
+    mine = (
+        keys.filter(room__isnull=True)
+        if scope is None
+        else keys.filter(room_id=scope) | keys.filter(room__isnull=True)
+    )
+    names = set(mine.values_list("provider", flat=True))
     if settings.TRPG_LLM_API_KEY and settings.TRPG_LLM_PROVIDER in CATALOG:
         names.add(settings.TRPG_LLM_PROVIDER)
     return sorted(names)
 
 
-def override_active() -> bool:
-    """Whether a keeper's or the operator's choice overrides the environment."""
-    return ModelSetting.objects.filter(pk=1).exclude(provider="").exists()
+def override_active(scope: Scope = None) -> bool:
+    """Whether a choice overrides what lies below: the room's own (with a room), or
+    the operator's over the environment (None)."""
+    row = _row(scope)
+    return row is not None and row.provider != ""
+
+
+@dataclass(frozen=True)
+class RoomOverride:
+    """A room that chose its own model or pictures (for the console's model page)."""
+
+    room: str
+    provider: str
+    chat_model: str
+    base_url: str
+    imagegen: str
+
+
+def room_overrides() -> list[RoomOverride]:
+    """Every room whose keeper chose its own model or image endpoint."""
+    rows = (
+        ModelSetting.objects.filter(room__isnull=False)
+        .exclude(provider="", imagegen_provider="")
+        .select_related("room")
+        .order_by("room__name")
+    )
+    chosen = []
+    for row in rows:
+        current = resolve(row.room_id)
+        pictures = f"{row.imagegen_provider} {row.imagegen_model}".strip() if row.imagegen_provider else ""
+        chosen.append(
+            RoomOverride(
+                row.room.name,
+                row.provider,
+                current.chat_model if row.provider else "",
+                current.base_url if row.provider else "",
+                pictures,
+            )
+        )
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -216,6 +358,7 @@ class ImageGenConfig:
     model: str
     size: str
     api_key: str
+    operator_endpoint: bool = True
 
     @property
     def configured(self) -> bool:
@@ -226,11 +369,10 @@ class ImageGenConfig:
         return bool(self.api_key) or not entry.needs_key
 
 
-def imagegen() -> ImageGenConfig:
-    """The image endpoint in force: the one set at run time (`admin_set_imagegen`), else
-    the environment's (`TRPG_IMAGEGEN__*`)."""
-    setting = ModelSetting.objects.filter(pk=1).first()
-    if setting is not None and setting.imagegen_provider:
+def _server_imagegen() -> ImageGenConfig:
+    """The operator's image endpoint: the server-wide row's, else the environment's."""
+    setting = _row(None)
+    if setting is not None and setting.imagegen_provider in CATALOG:
         provider, base_url = setting.imagegen_provider, setting.imagegen_base_url
         model, size = setting.imagegen_model, setting.imagegen_size or settings.TRPG_IMAGEGEN_SIZE
     elif settings.TRPG_IMAGEGEN_PROVIDER in CATALOG:
@@ -239,40 +381,79 @@ def imagegen() -> ImageGenConfig:
         model, size = settings.TRPG_IMAGEGEN_MODEL, settings.TRPG_IMAGEGEN_SIZE
     else:
         return ImageGenConfig("", "", "", "", "")
-    return ImageGenConfig(provider, base_url, model, size, _image_key(provider, base_url))
+    return ImageGenConfig(provider, base_url, model, size, _image_key(None, provider, base_url))
 
 
-def _image_key(provider: str, base_url: str) -> str:
-    """The key for this image endpoint: one saved for it, else the environment's image
-    key or chat key when the endpoint is the environment's."""
+def imagegen(scope: Scope) -> ImageGenConfig:
+    """The image endpoint in force for a room: the one its keeper set
+    (`admin_set_imagegen`), else the operator's (console, then `TRPG_IMAGEGEN__*`).
+    With None, the operator's."""
+    server = _server_imagegen()
+    own = _row(scope) if scope is not None else None
+    if own is None or own.imagegen_provider not in CATALOG:
+        return server
+    provider, base_url = own.imagegen_provider, own.imagegen_base_url
+    size = own.imagegen_size or settings.TRPG_IMAGEGEN_SIZE
+    return ImageGenConfig(
+        provider,
+        base_url,
+        own.imagegen_model,
+        size,
+        _image_key(scope, provider, base_url),
+        operator_endpoint=operator_endpoint(scope, base_url),
+    )
+
+
+def _image_key(scope: Scope, provider: str, base_url: str) -> str:
+    """The key for this image endpoint: one saved for it (the room's, then the
+    operator's), else the environment's image key or chat key when the endpoint is
+    the environment's."""
     env_provider = settings.TRPG_IMAGEGEN_PROVIDER
     env_image_key = ""
     if settings.TRPG_IMAGEGEN_API_KEY and provider == env_provider:
         env_url = settings.TRPG_IMAGEGEN_BASE_URL or CATALOG[env_provider].base_url
-        env_image_key = settings.TRPG_IMAGEGEN_API_KEY if _same_endpoint(env_url, base_url) else ""
-    return _stored_key(provider, base_url) or env_image_key or _environment_key(provider, base_url)
+        env_image_key = settings.TRPG_IMAGEGEN_API_KEY if same_endpoint(env_url, base_url) else ""
+    own = _stored_key(scope, provider, base_url) if scope is not None else ""
+    return (
+        own or _stored_key(None, provider, base_url) or env_image_key or _environment_key(provider, base_url)
+    )
 
 
 def configure_imagegen(
+    scope: Scope,
     provider: str,
     model: str,
     base_url: str | None = None,
     api_key: str | None = None,
     size: str | None = None,
 ) -> ImageGenConfig:
-    """Set the image endpoint under the same endpoint/key rule as `configure`."""
+    """Set a room's (or, with None, the server's) image endpoint under the same
+    endpoint/key rule as `configure`. Raises `EndpointRefused` (nothing saved)."""
     if provider not in CATALOG:
         raise ValueError(provider)
-    setting = ModelSetting.current()
+    setting = ModelSetting.current() if scope is None else ModelSetting.of_room(scope)
     if base_url is None:
         same = setting.imagegen_provider == provider and setting.imagegen_base_url
-        base_url = setting.imagegen_base_url if same else _last_endpoint(provider)
+        base_url = setting.imagegen_base_url if same else _last_endpoint(scope, provider)
     base_url = base_url.strip() or CATALOG[provider].base_url
+    if scope is None:
+        endpoints.vet(base_url, operator=True)
+    else:
+        check_endpoint(scope, base_url)
     if api_key is not None:
-        _store_key(provider, base_url, api_key.strip())
+        _store_key(scope, provider, base_url, api_key.strip())
     setting.imagegen_provider, setting.imagegen_base_url = provider, base_url
     setting.imagegen_model = model.strip()[:200]
     if size is not None:
         setting.imagegen_size = size.strip()[:20]
     setting.save()
-    return imagegen()
+    return imagegen(scope)
+
+
+def clear_imagegen(scope: Scope) -> ImageGenConfig:
+    """Drop the image endpoint chosen in `scope`: it falls back again."""
+    setting = _row(scope)
+    if setting is not None:
+        setting.imagegen_provider = setting.imagegen_base_url = setting.imagegen_model = ""
+        setting.save()
+    return imagegen(scope)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
+import httpx2
 import openai
 from django.conf import settings
 
+from keeper.llm import endpoints
 from keeper.llm.config import ImageGenConfig
 from loreweaver.i18n import Refusal, _
 from media_store.models import MediaItem
@@ -38,6 +38,18 @@ class ImageError(Refusal):
     """An image that could not be drawn; the message says why."""
 
 
+class ImageEndpointRefused(ImageError):
+    """The endpoint policy refused the image endpoint (or a link it answered with)."""
+
+    def __init__(self, refused: endpoints.EndpointRefused) -> None:
+        Exception.__init__(self, str(refused))
+        self.refused = refused
+
+    def message(self, locale: str) -> str:
+        """The policy's refusal, in `locale`."""
+        return self.refused.message(locale)
+
+
 @dataclass(frozen=True)
 class Drawing:
     """An image the endpoint drew."""
@@ -55,14 +67,17 @@ def mime_of(data: bytes) -> str | None:
 
 def draw(config: ImageGenConfig, prompt: str) -> Drawing:
     """Ask the endpoint for one image of `prompt` (blocking: call it from a worker thread)."""
-    client = openai.OpenAI(
-        api_key=config.api_key or "not-needed",
-        base_url=config.base_url,
+    client = endpoints.openai_client(
+        config.base_url,
+        config.api_key,
+        operator=config.operator_endpoint,
         timeout=settings.TRPG_LLM_TIMEOUT,
         max_retries=settings.TRPG_LLM_RETRIES,
     )
     try:
         response = client.images.generate(model=config.model, prompt=prompt[:4000], size=config.size, n=1)
+    except endpoints.EndpointRefused as refused:
+        raise ImageEndpointRefused(refused) from None
     except openai.OpenAIError as failure:
         raise ImageError(
             _("The image endpoint did not draw it ({why})."), why=failure.__class__.__name__
@@ -74,7 +89,7 @@ def draw(config: ImageGenConfig, prompt: str) -> Drawing:
         except (binascii.Error, ValueError):
             data = b""
     elif image is not None and image.url and image.url.startswith(("https://", "http://")):
-        data = _download(image.url)
+        data = _download(image.url, operator=config.operator_endpoint)
     else:
         data = b""
     mime = mime_of(data)
@@ -92,13 +107,24 @@ def store_drawing(uploader: Uploader, title: str, drawn: Drawing) -> MediaItem:
     return store_bytes(uploader, name=name, mime=drawn.mime, data=drawn.data)
 
 
-def _download(url: str) -> bytes:
-    """The image behind the endpoint's link, read no further than the size limit."""
+def _download(url: str, *, operator: bool) -> bytes:
+    """The image behind the endpoint's link, read no further than the size limit. The
+    link is held to the same endpoint policy as the endpoint that gave it."""
     limit = settings.TRPG_MEDIA_IMAGE_MAX
     try:
-        with urllib.request.urlopen(url, timeout=settings.TRPG_LLM_TIMEOUT) as response:
-            data = response.read(limit + 1)
-    except (urllib.error.URLError, OSError) as failure:
+        with (
+            endpoints.http_client(operator=operator, timeout=settings.TRPG_LLM_TIMEOUT) as client,
+            client.stream("GET", url) as response,
+        ):
+            response.raise_for_status()
+            data = b""
+            for chunk in response.iter_bytes():
+                data += chunk
+                if len(data) > limit:
+                    break
+    except endpoints.EndpointRefused as refused:
+        raise ImageEndpointRefused(refused) from None
+    except (httpx2.HTTPError, OSError) as failure:
         raise ImageError(
             _("The image endpoint did not draw it ({why})."), why=failure.__class__.__name__
         ) from None

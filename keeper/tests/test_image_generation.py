@@ -145,12 +145,12 @@ async def test_an_endpoint_that_fails_is_reported_and_nothing_is_stored(drawing_
 def test_the_environment_configures_the_endpoint_and_its_key_stays_with_it(settings):
     from keeper.llm import config
 
-    assert not config.imagegen().configured, "nothing set: no image generation"
+    assert not config.imagegen(None).configured, "nothing set: no image generation"
     settings.TRPG_IMAGEGEN_PROVIDER = "openai"
     settings.TRPG_IMAGEGEN_BASE_URL = "http://127.0.0.1:9/v1"
     settings.TRPG_IMAGEGEN_MODEL = "painter"
     settings.TRPG_IMAGEGEN_API_KEY = "sk-env-image-0000"
-    from_env = config.imagegen()
+    from_env = config.imagegen(None)
     assert from_env.configured and from_env.api_key == "sk-env-image-0000" and from_env.size == "1024x1024"
-    moved = config.configure_imagegen("openai", "painter", base_url="http://elsewhere.example/v1")
+    moved = config.configure_imagegen(None, "openai", "painter", base_url="http://elsewhere.example/v1")
     assert moved.api_key == "" and not moved.configured, "the environment's key is not sent elsewhere"

@@ -14,8 +14,9 @@ from loreweaver.testing.servers import dedicated_server
 KEY = "sk-saved-for-the-first-endpoint-1234"
 
 
-# No TRPG_LLM__*: the offline Keeper plays.
-offline_server = dedicated_server()
+# No TRPG_LLM__*: the offline Keeper plays. The scripted providers listen on loopback,
+# which rooms may use on the hosted profile only when the operator allows it.
+offline_server = dedicated_server(TRPG_LLM__ALLOWED_ENDPOINTS="127.0.0.1")
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The console's model page (docs/operations.md, "The operator console"): one page
-says which model is in force and where that comes from, the provider is chosen from
-the catalog, endpoints must be http(s) URLs, a key left blank keeps the saved one,
-and "Test the connection" asks the endpoint in force for its models."""
+says which model is in force server-wide and where that comes from, which rooms chose
+their own, the provider is chosen from the catalog, endpoints must be http(s) URLs the
+server may reach, a key left blank keeps the saved one, and "Test the connection" asks
+the endpoint in force for its models."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.urls import reverse
 from keeper.llm import config
 from keeper.models import ModelSetting, ProviderCredential
 from loreweaver.testing.fake_llm import FakeLlm
+from rooms.models import Room
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +34,18 @@ def test_the_list_is_the_one_page_and_it_says_what_is_in_force(admin_client, set
     assert "From: the environment (TRPG_LLM__*)" in page and "server-wide" in page
     assert 'autocomplete="new-password"' in page and "sk-environment-key-0000" not in page
     assert ModelSetting.objects.count() == 1 and reverse("admin:keeper_modelsetting_add") not in page
+    assert "None: every room uses the server-wide model." in page
+
+
+def test_the_page_lists_the_rooms_that_chose_their_own_model(admin_client, settings, page_url):
+    settings.TRPG_LLM_ALLOWED_ENDPOINTS = ["127.0.0.1"]
+    harbour = Room.objects.create(name="Harbour")
+    Room.objects.create(name="Lighthouse")
+    config.select(harbour.pk, "openai", "room-model", "http://127.0.0.1:7009/v1")
+    page = admin_client.get(page_url).content.decode()
+    assert "<b>Harbour</b>: openai / room-model at http://127.0.0.1:7009/v1" in page
+    assert "Lighthouse" not in page, "a room without a choice of its own uses the server's"
+    assert not config.override_active(None), "a room's choice is not the server's"
 
 
 def test_an_unknown_provider_and_a_bad_endpoint_are_refused(admin_client, page_url):
@@ -39,7 +53,9 @@ def test_an_unknown_provider_and_a_bad_endpoint_are_refused(admin_client, page_u
     assert "Select a valid choice" in refused
     refused = _save(admin_client, page_url, provider="openai", base_url="ftp://models.example")
     assert "Enter an http:// or https:// address." in refused
-    assert not config.override_active()
+    refused = _save(admin_client, page_url, provider="openai", base_url="http://169.254.169.254/v1")
+    assert "does not connect to 169.254.169.254:80 (link-local addresses" in refused
+    assert not config.override_active(None)
 
 
 def test_a_blank_key_keeps_the_saved_one_and_test_connection_asks_the_endpoint(admin_client, page_url):

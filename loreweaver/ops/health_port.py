@@ -29,7 +29,8 @@ class _Answers(BaseHTTPRequestHandler):
         if path == "/healthz":
             self._json(200, {"status": "ok"})
         elif path == "/readyz":
-            self._json(*health.readiness())
+            trusted = metrics_page.allowed(self.client_address[0], self.headers.get("Authorization", ""))
+            self._json(*health.readiness_for(trusted=trusted))
         elif path == "/metrics":
             if metrics_page.allowed(self.client_address[0], self.headers.get("Authorization", "")):
                 self._send(200, metrics_page.exposition(), CONTENT_TYPE_LATEST)

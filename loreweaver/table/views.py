@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
 from loreweaver.version import PROTOCOL_VERSION, VERSION
@@ -15,5 +16,32 @@ def table_page(request: HttpRequest) -> HttpResponse:
     """The table: join with a key (pasted, or from an invite link's `#key=`), play."""
     response = render(request, "table/index.html", {"protocol": PROTOCOL_VERSION, "server_version": VERSION})
     # The key travels in the fragment, which never reaches a server or a referrer.
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+# A pack's web page runs here, in a sandboxed frame of the table (an origin of its own:
+# it reaches neither the table's page nor its connection). Its inline scripts are its
+# own business, so this page alone allows them; it may load nothing from anywhere.
+PANEL_FRAME_POLICY = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'unsafe-inline'",
+        "style-src 'unsafe-inline'",
+        "img-src data: blob:",
+        "media-src data: blob:",
+        "font-src data:",
+        "frame-ancestors 'self'",
+    ]
+)
+
+
+@require_GET
+@xframe_options_sameorigin
+def panel_frame(request: HttpRequest) -> HttpResponse:
+    """The frame a web-page panel is shown in: it waits for the table to post the
+    panel's page, then shows it (under its own policy, not the table's)."""
+    response = render(request, "table/panel_frame.html")
+    response["Content-Security-Policy"] = PANEL_FRAME_POLICY
     response["Referrer-Policy"] = "no-referrer"
     return response

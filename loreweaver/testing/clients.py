@@ -97,8 +97,13 @@ class WsClient(Client):
         self.socket = socket
 
     @classmethod
-    async def connect(cls, url: str) -> WsClient:
-        socket = await websockets.connect(url, max_size=None, max_queue=None, open_timeout=DEFAULT_TIMEOUT)
+    async def connect(cls, url: str, *, source: str | None = None) -> WsClient:
+        """Connect to `url` (from the loopback address `source`, e.g. 127.0.0.2, to be
+        another address to the server)."""
+        extra = {"local_addr": (source, 0)} if source else {}
+        socket = await websockets.connect(
+            url, max_size=None, max_queue=None, open_timeout=DEFAULT_TIMEOUT, **extra
+        )
         return cls(socket)
 
     async def send(self, frame: dict | str | bytes) -> None:

@@ -20,6 +20,7 @@ from channels.db import database_sync_to_async
 
 from keeper import forge, skill_catalog
 from keeper.llm import config as llm_config
+from keeper.llm.endpoints import EndpointRefused, refusal_in
 from keeper.llm.providers import CATALOG
 from keeper.rules.packs import BUILT_IN, catalog
 from loreweaver import frames
@@ -42,6 +43,12 @@ MESSAGES = {
     "no_backup": _("This room has no backup called {name}."),
     "backup_failed": _("The backup operation failed: {detail}"),
     "not_configured": _("This server has no update command; the operator sets TRPG_TUI__UPDATE_COMMAND."),
+    "update_is_the_operators": _(
+        "Updating the server is the operator's: this server does not let room keepers run it "
+        "(the operator can allow it with TRPG_ALLOW_REMOTE_UPDATE)."
+    ),
+    "endpoint_refused": "{detail}",
+    "update_running": _("An update of this server is already under way."),
     "no_skill": _("There is no skill called {id}."),
     "unknown_provider": _("Unknown provider {provider}; choose one of: {known}."),
 }
@@ -169,12 +176,18 @@ def _delete_room(frame: inbound.AdminDeleteRoom, admin: Admin) -> dict:
     return _room_op("delete", admin.room_name, backups.RoomCounts(keys=deleted, store_rows=0))
 
 
-def _export_room(frame: inbound.AdminExportRoom, admin: Admin) -> dict:
+async def export_room(frame: inbound.AdminExportRoom, admin: Admin) -> dict:
+    """`admin_room_op export`, on a backup thread (`backups.export_in_worker`): the
+    room's rows read in one short transaction, then every blob copied into the archive
+    outside any transaction, so neither the database thread nor other rooms' turns wait."""
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    room = Room.objects.get(pk=admin.room_id)
-    path = backups.new_backup_path(room, frame.path)
-    counts = backups.room_export(room, path)
+    try:
+        path, counts = await asyncio.to_thread(backups.export_in_worker, admin.room_id, frame.path)
+    except backups.BackupError as exc:
+        return admin.error(exc.code, "backup_failed", detail=str(exc))
+    except OSError as exc:
+        return admin.error("op_failed", "backup_failed", detail=exc.strerror or str(exc))
     return _room_op("export", admin.room_name, counts, path=_relative(path))
 
 
@@ -217,8 +230,8 @@ def _list_rules(frame: inbound.AdminListRules, admin: Admin) -> dict:
     )
 
 
-def _imagegen_status() -> dict:
-    image = llm_config.imagegen()
+def _imagegen_status(room_id: int) -> dict:
+    image = llm_config.imagegen(room_id)
     return {
         "provider": image.provider,
         "base_url": image.base_url,
@@ -227,12 +240,14 @@ def _imagegen_status() -> dict:
         "api_key_masked": llm_config.mask(image.api_key),
         "has_key": bool(image.api_key),
         "configured": image.configured,
-        "saved_providers": llm_config.saved_providers(),
+        "saved_providers": llm_config.saved_providers(room_id),
     }
 
 
-def _config(frame: inbound.Inbound | None = None, admin: Admin | None = None) -> dict:
-    current = llm_config.resolve()
+def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
+    """`admin_config`: the model of the keeper's own room (its choice, or the server's
+    when it made none; `override_active` says which)."""
+    current = llm_config.resolve(admin.room_id)
     # With no provider chosen, the offline Keeper is what answers: say so by name.
     offline = current.provider not in CATALOG
     return frames.admin_reply(
@@ -242,9 +257,9 @@ def _config(frame: inbound.Inbound | None = None, admin: Admin | None = None) ->
         base_url=current.base_url,
         api_key_masked=current.key_masked,
         providers=list(CATALOG),
-        saved_providers=llm_config.saved_providers(),
-        override_active=llm_config.override_active(),
-        imagegen=_imagegen_status(),
+        saved_providers=llm_config.saved_providers(admin.room_id),
+        override_active=llm_config.override_active(admin.room_id),
+        imagegen=_imagegen_status(admin.room_id),
         using_demo=not current.usable,
         subscription_status="",
     )
@@ -254,29 +269,58 @@ def _unknown_provider(admin: Admin, provider: str) -> dict:
     return admin.error("unknown_provider", provider=provider, known=", ".join(CATALOG))
 
 
+def _refused(admin: Admin, refused: EndpointRefused) -> dict:
+    """`admin_error endpoint_refused`, naming the endpoint and the rule."""
+    return admin.error("endpoint_refused", detail=refused.message(admin.locale))
+
+
 def _set_model(frame: inbound.AdminSetModel, admin: Admin) -> dict:
+    """The keeper's own room's model (never another room's, nor the server's)."""
     if frame.provider not in CATALOG:
         return _unknown_provider(admin, frame.provider)
-    llm_config.configure(frame.provider, frame.chat_model, frame.api_key, frame.base_url)
-    return _config()
+    try:
+        llm_config.configure(admin.room_id, frame.provider, frame.chat_model, frame.api_key, frame.base_url)
+    except EndpointRefused as refused:
+        return _refused(admin, refused)
+    return _config(frame, admin)
 
 
 def _set_imagegen(frame: inbound.AdminSetImagegen, admin: Admin) -> dict:
+    """The keeper's own room's image endpoint."""
     if frame.provider not in CATALOG:
         return _unknown_provider(admin, frame.provider)
-    llm_config.configure_imagegen(frame.provider, frame.model, frame.base_url, frame.api_key, frame.size)
-    return _config()
+    try:
+        llm_config.configure_imagegen(
+            admin.room_id, frame.provider, frame.model, frame.base_url, frame.api_key, frame.size
+        )
+    except EndpointRefused as refused:
+        return _refused(admin, refused)
+    return _config(frame, admin)
+
+
+def _preview(frame: inbound.AdminListModels, admin: Admin) -> tuple[str, str, str, bool]:
+    """What `admin_list_models` may ask, checked against the endpoint policy before
+    anything is sent (raises `EndpointRefused`)."""
+    provider, endpoint, key = llm_config.preview_target(
+        admin.room_id, frame.provider, frame.api_key, frame.base_url
+    )
+    operator = llm_config.operator_endpoint(admin.room_id, endpoint) if endpoint else True
+    if endpoint:
+        llm_config.check_endpoint(admin.room_id, endpoint)
+    return provider, endpoint, key, operator
 
 
 async def list_models(frame: inbound.AdminListModels, admin: Admin) -> dict:
-    """`admin_models`; the endpoint is asked outside the database thread."""
+    """`admin_models`; the endpoint is asked outside the database thread, and only
+    when the endpoint policy lets this room reach it (else `admin_error`)."""
     if frame.provider and frame.provider not in CATALOG:
         return _unknown_provider(admin, frame.provider)
-    provider, endpoint, key = await database_sync_to_async(llm_config.preview_target)(
-        frame.provider, frame.api_key, frame.base_url
-    )
-    models = await asyncio.to_thread(llm_config.fetch_models, provider, endpoint, key)
-    status = await database_sync_to_async(_imagegen_status)()
+    try:
+        provider, endpoint, key, operator = await database_sync_to_async(_preview)(frame, admin)
+        models = await asyncio.to_thread(llm_config.fetch_models, provider, endpoint, key, operator=operator)
+    except EndpointRefused as refused:
+        return _refused(admin, refused)
+    status = await database_sync_to_async(_imagegen_status)(admin.room_id)
     return frames.admin_reply("admin_models", provider=provider, models=models, imagegen=status)
 
 
@@ -308,7 +352,6 @@ HANDLERS: dict[type, Callable[..., dict]] = {
     inbound.AdminUpdateKey: _update_key,
     inbound.AdminDeleteKey: _delete_key,
     inbound.AdminDeleteRoom: _delete_room,
-    inbound.AdminExportRoom: _export_room,
     inbound.AdminImportRoom: _import_room,
     inbound.AdminDeleteRoomData: _delete_room_data,
     inbound.AdminResetRoom: _reset_room,
@@ -333,7 +376,7 @@ async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
     document is installed. The model is asked outside the database thread."""
     if not frame.description.strip():
         return _generated(frame.kind, forge.Generated(False, error="describe what to generate"))
-    config = await database_sync_to_async(llm_config.resolve)()
+    config = await database_sync_to_async(llm_config.resolve)(admin.room_id)
     if not config.usable:
         return _generated(
             frame.kind,
@@ -346,9 +389,9 @@ async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
     try:
         text = await asyncio.to_thread(forge.draft, config, frame.kind, frame.description)
     except openai.OpenAIError as exc:
-        return _generated(
-            frame.kind, forge.Generated(False, error=f"the model did not answer ({exc.__class__.__name__})")
-        )
+        refused = refusal_in(exc)
+        why = refused.message(admin.locale) if refused else exc.__class__.__name__
+        return _generated(frame.kind, forge.Generated(False, error=f"the model did not answer ({why})"))
     result = await database_sync_to_async(forge.install)(frame.kind, text, admin.room_id)
     return _generated(frame.kind, result)
 
@@ -358,6 +401,7 @@ async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
 SLOW_HANDLERS: dict[type, Callable[..., Awaitable[dict]]] = {
     inbound.AdminListModels: list_models,
     inbound.AdminGenerate: generate,
+    inbound.AdminExportRoom: export_room,  # copies the room's blobs: minutes for a big room
 }
 # Operations that replace the room's story: they wait for the room's turn.
 TURN_TAKING = (inbound.AdminImportRoom, inbound.AdminDeleteRoomData, inbound.AdminResetRoom)

@@ -30,12 +30,16 @@ import msgpack
 from django.conf import settings
 from redis import exceptions as redis_errors
 
+from loreweaver import metrics
+
 log = logging.getLogger(__name__)
 
 Deliver = Callable[[int, dict], None]
 
-# How long joining a room waits for Redis to confirm the subscription.
+# How long joining a room waits for Redis to confirm the subscription, in all; the
+# subscription is sent again (logged, counted) after each share of it.
 SUBSCRIBE_TIMEOUT = 10.0
+SUBSCRIBE_ATTEMPTS = 3
 
 
 class Bus(Protocol):
@@ -124,6 +128,10 @@ class RedisBus:
         self._pubsub: Any = None
         self._reader: asyncio.Task | None = None
         self._confirming: dict[bytes, asyncio.Future] = {}
+        # One subscribe at a time: a fresh PubSub opens its connection on its first
+        # command, and subscribes racing there would each open one of their own, of which
+        # only the last is read (the others' rooms never confirmed, or never heard).
+        self._subscribing = asyncio.Lock()
 
     async def join(self, room_id: int) -> None:
         self._rooms.add(room_id)
@@ -156,8 +164,6 @@ class RedisBus:
         if not room_ids:
             return
         loop = asyncio.get_running_loop()
-        if self._pubsub is None:
-            self._pubsub = _redis_client().pubsub()
         channels = [_channel(room_id) for room_id in room_ids]
         waiting = []
         for channel in channels:
@@ -165,16 +171,28 @@ class RedisBus:
                 self._confirming[channel] = loop.create_future()
             waiting.append(self._confirming[channel])
         try:
-            await self._pubsub.subscribe(*channels)
-            if self._reader is None:
-                self._reader = loop.create_task(self._read(self._pubsub))
-            # Redis confirms in order on this connection: once it has, every message
-            # published after this point reaches us.
-            try:
-                async with asyncio.timeout(SUBSCRIBE_TIMEOUT):
-                    await asyncio.gather(*(asyncio.shield(future) for future in waiting))
-            except TimeoutError:
-                raise redis_errors.TimeoutError("Redis did not confirm the subscription") from None
+            for attempt in range(1, SUBSCRIBE_ATTEMPTS + 1):
+                async with self._subscribing:
+                    if self._pubsub is None:
+                        self._pubsub = _redis_client().pubsub()
+                    await self._pubsub.subscribe(*channels)
+                    if self._reader is None:
+                        self._reader = loop.create_task(self._read(self._pubsub))
+                # Redis confirms in order on this connection: once it has, every message
+                # published after this point reaches us.
+                try:
+                    async with asyncio.timeout(SUBSCRIBE_TIMEOUT / SUBSCRIBE_ATTEMPTS):
+                        await asyncio.gather(*(asyncio.shield(future) for future in waiting))
+                    return
+                except TimeoutError:
+                    metrics.BUS_SUBSCRIBE_RETRIES.inc()
+                    log.warning(
+                        "Redis did not confirm the subscription to rooms %s (attempt %s of %s)",
+                        room_ids,
+                        attempt,
+                        SUBSCRIBE_ATTEMPTS,
+                    )
+            raise redis_errors.TimeoutError("Redis did not confirm the subscription")
         finally:
             for channel in channels:
                 future = self._confirming.get(channel)

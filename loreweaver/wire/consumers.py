@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from loreweaver.wire.seats import log_stalled
 from loreweaver.wire.session import SessionCore
 
 # The message that tells our daphne protocol (`loreweaver.wire.server`) a join was accepted, so
 # it lifts the pre-join message cap. daphne's own protocol ignores unknown replies.
 ADMITTED = {"type": "websocket.loreweaver.admitted"}
+# A carrier's own answer to a message over the size limit (its `text`), which our daphne
+# protocol then sends instead of a loreweaver `error` before it closes with 1009.
+OVERSIZE_ANSWER = "websocket.loreweaver.oversize_answer"
+# What our daphne protocol tells the consumer when it dropped a client that stopped
+# reading (with the bytes it was owed), before the disconnect itself.
+STALLED = "websocket.stalled"
 # RFC 6455's registered "service restart": the server is going down and will be back.
 RESTART_CLOSE_CODE = 1012
 
@@ -26,7 +33,7 @@ class WebSocketCarrier(AsyncWebsocketConsumer):
 
     @property
     def peer(self) -> str:
-        """The client's address (the proxy's, behind a proxy that daphne does not trust)."""
+        """The client's address (its own behind a trusted proxy: loreweaver/ops/forwarded.py)."""
         client = self.scope.get("client")
         return str(client[0]) if client else "unknown"
 
@@ -41,6 +48,12 @@ class WebSocketCarrier(AsyncWebsocketConsumer):
     async def close_for_restart(self) -> None:
         """Close with 1012 (service restart): clients reconnect, and get the replay."""
         await super().close(code=RESTART_CLOSE_CODE, reason="server restarting")
+
+    async def websocket_stalled(self, message: dict) -> None:
+        """The protocol dropped the client for not reading: log who it was."""
+        session = getattr(self, "session", None)
+        if session is not None:
+            log_stalled(session.connection_id, session.seat, frames=0, owed=message.get("bytes_owed", 0))
 
 
 class TableConsumer(WebSocketCarrier):

@@ -221,24 +221,37 @@ async def on_admin(connection: Joined, frame: inbound.Inbound) -> None:
 
 async def on_admin_update_server(connection: Joined, frame: inbound.AdminUpdateServer) -> None:
     """The operator's own update command (never anything the client sends), then a
-    restart on the same addresses."""
+    restart that drains like SIGTERM. Updating the server is the operator's: a room
+    keeper is refused unless the operator allowed it (`TRPG_ALLOW_REMOTE_UPDATE`)."""
     seat = await connection.current_seat() if connection.seat and connection.seat.is_keeper else None
     if seat is None or not seat.is_keeper:
         if connection.seat is not None:
             connection.send(admin_frames.Admin(0, "", False, connection.locale).error("forbidden"))
         return
     admin = admin_frames.Admin(seat.room_id, seat.room_name, True, connection.locale)
+    if not settings.TRPG_ALLOW_REMOTE_UPDATE:
+        connection.send(admin.error("forbidden", "update_is_the_operators"))
+        return
     if not settings.TRPG_UPDATE_COMMAND:
         connection.send(admin.error("not_configured"))
         return
-    result = await asyncio.to_thread(self_update.run_update_command)
+    if not self_update.begin():
+        # One update at a time: another keeper's is already running or restarting.
+        connection.send(admin.error("op_failed", "update_running"))
+        return
+    try:
+        result = await asyncio.to_thread(self_update.run_update_command)
+    except BaseException:
+        self_update.abandon()
+        raise
     if not result.ok:
+        self_update.abandon()
         connection.send(frames.admin_reply("admin_update", status="failed", output=result.output))
         return
-    await connection.deliver_then_close(
-        frames.admin_reply("admin_update", status="restarting", output=result.output)
-    )
-    self_update.restart()
+    connection.send(frames.admin_reply("admin_update", status="restarting", output=result.output))
+    # The way SIGTERM stops the process: turns in flight finish, every member is told
+    # the server is restarting (1012), then the process starts again on the new code.
+    self_update.request_restart()
 
 
 HANDLERS: dict[str, Handler] = {

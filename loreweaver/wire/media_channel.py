@@ -3,8 +3,10 @@
 The carriers only frame: a WebSocket binary message is `uint32_be header length +
 JSON header + body`; an Iroh media request is its own bi stream with one header line
 and then the body. Both come here. A PUT's body is hashed and spooled piece by piece
-(`media_store.services.Upload`), so an Iroh upload never sits in memory whole; a GET
-streams the stored blob back in 64 KiB pieces. Only the room's own media is served.
+(`media_store.services.Upload`), each piece written in a worker thread, so an Iroh
+upload never sits in memory whole and never writes on the event loop; a GET streams
+the stored blob back in 64 KiB pieces, each read in a worker thread. Only the room's
+own media is served.
 """
 
 from __future__ import annotations
@@ -167,7 +169,9 @@ class MediaRequests:
                 upload = await self._begin(header)
                 try:
                     while piece := await stream.read():
-                        upload.write(piece)
+                        # Spooled off the event loop, as a WebSocket body is: a slow
+                        # disk must not stall every connection of the process.
+                        await asyncio.to_thread(upload.write, piece)
                 except BaseException:
                     upload.discard()
                     raise

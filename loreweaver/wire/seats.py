@@ -1,12 +1,13 @@
 """What a connection is, apart from its handling: the member it speaks for (`Seat`),
-the rows it has been shown, what it is replayed at its join, the per-process
-connection cap, and how a frame is written out. Shared by the session and the frame
+the rows it has been shown, what it is replayed at its join, and how a frame is
+written out. Shared by the session and the frame
 handlers."""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import redis.exceptions
@@ -26,6 +27,28 @@ log = logging.getLogger("loreweaver.wire.session")
 OUTAGES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OperationalError, InterfaceError)
 
 
+def log_stalled(connection_id: str, seat: Seat | None, *, frames: int, owed: int) -> None:
+    """Log a client dropped for not reading: who it was and what it was owed."""
+    log.warning(
+        "connection=%s room=%s member=%s stopped reading with %s frames, %s bytes owed; dropped",
+        connection_id,
+        seat.room_name if seat else "-",
+        seat.member.member_id if seat else "-",
+        frames,
+        owed,
+    )
+
+
+def queued_bytes(items: Iterable[object]) -> int:
+    """The bytes of the frames waiting in a send queue (a replay's frames are wrapped)."""
+    total = 0
+    for item in items:
+        frame = getattr(item, "item", item)
+        if isinstance(frame, str | bytes):
+            total += len(frame)
+    return total
+
+
 def log_failure(exc: Exception, message: str, *args: object) -> None:
     """Log a failure: a dependency that is away (Redis, the database) in one line, as the
     operator expects during an outage; anything else with its traceback, as a bug."""
@@ -33,29 +56,6 @@ def log_failure(exc: Exception, message: str, *args: object) -> None:
         log.warning(message + ": %r", *args, exc)
     else:
         log.exception(message, *args, exc_info=exc)
-
-
-class ConnectionGate:
-    """Counts this process's connections against TRPG_TUI__MAX_CONNECTIONS.
-
-    The cap is per server process by design (docs/decisions.md), so a process-local count is
-    the right home for it.
-    """
-
-    def __init__(self) -> None:
-        self.live = 0
-
-    def try_enter(self) -> bool:
-        if self.live >= settings.TRPG_MAX_CONNECTIONS:
-            return False
-        self.live += 1
-        return True
-
-    def leave(self) -> None:
-        self.live -= 1
-
-
-gate = ConnectionGate()
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Seat:
             features.append("imagegen")
         if demo:
             features.append("demo")
-        if self.is_keeper and settings.TRPG_UPDATE_COMMAND:
+        if self.is_keeper and settings.TRPG_UPDATE_COMMAND and settings.TRPG_ALLOW_REMOTE_UPDATE:
             features.append("update")
         return frames.welcome(
             protocol=PROTOCOL_VERSION,

@@ -1,9 +1,12 @@
 """`admin_update_server`: run the operator's update command, then
 start this process again on the new code.
 
-Only `TRPG_TUI__UPDATE_COMMAND` is ever run, never anything a client sends. On
-success the process re-executes itself with the same arguments, pinned to the
-WebSocket port and Iroh address it actually had, so clients reconnect to the same
+Updating the server is the operator's: a room keeper may ask only when the operator
+allowed it (`TRPG_ALLOW_REMOTE_UPDATE`), and only `TRPG_TUI__UPDATE_COMMAND` is ever
+run, never anything a client sends. On success the process stops the way SIGTERM
+stops it (`loreweaver.wire.shutdown`: the turns in flight finish, every member is told
+the server is restarting), then re-executes itself with the same arguments, pinned to
+the WebSocket port and Iroh address it actually had, so clients reconnect to the same
 URL and ticket (the Iroh secret key is kept in the data dir).
 """
 
@@ -13,6 +16,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -30,6 +34,10 @@ class RestartPlan:
 
     argv: list[str] = field(default_factory=lambda: list(sys.argv))
     environment: dict[str, str] = field(default_factory=dict)
+    # How the running server stops gracefully (its SIGTERM path), set when it starts.
+    stop: Callable[[], None] | None = None
+    updating: bool = False
+    restart_requested: bool = False
 
     def websocket_bound(self, port: int) -> None:
         """Pin `--port` to the port daphne actually listens on."""
@@ -45,6 +53,35 @@ class RestartPlan:
 
 
 plan = RestartPlan()
+
+
+def begin() -> bool:
+    """Claim the update (False when one is already running: one at a time)."""
+    if plan.updating:
+        return False
+    plan.updating = True
+    return True
+
+
+def abandon() -> None:
+    """The update failed: another may be asked for."""
+    plan.updating = False
+
+
+def request_restart() -> None:
+    """Stop the server as SIGTERM would; once it has stopped, the serving command
+    calls `restart_if_requested`. A server that registered no graceful stop restarts
+    at once."""
+    plan.restart_requested = True
+    if plan.stop is None:
+        restart()
+    plan.stop()
+
+
+def restart_if_requested() -> None:
+    """After the server stopped: start it again if an update asked for that."""
+    if plan.restart_requested:
+        restart()
 
 
 @dataclass(frozen=True)

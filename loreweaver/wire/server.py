@@ -25,7 +25,7 @@ from zope.interface import implementer
 
 from loreweaver import frames
 from loreweaver.wire import hub, self_update, shutdown
-from loreweaver.wire.consumers import ADMITTED, RESTART_CLOSE_CODE
+from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
@@ -72,6 +72,7 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         self.utf8validateIncoming = False
         self.failByDrop = False  # an oversized message gets a close frame, after our error
         self.text_limit = self.binary_limit = PRE_JOIN_LIMIT
+        self.oversize_answer: bytes | None = None  # the carrier's own, when it has one
         self.maxMessagePayloadSize = self.maxFramePayloadSize = PRE_JOIN_LIMIT
         super().connectionMade()
 
@@ -91,9 +92,13 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         super().onMessageBegin(isBinary)
 
     def _max_message_size_exceeded(self, msg_size: int, max_msg_size: int, reason: str) -> None:
-        detail = f"a message here is at most {max_msg_size // 1024} KiB"
-        frame = frames.error("bad_frame", error_message("bad_frame", detail=detail))
-        self.sendMessage(encode(frame).encode("utf-8"), False)
+        answer = self.oversize_answer
+        if answer is None:
+            detail = f"a message here is at most {max_msg_size // 1024} KiB"
+            answer = encode(frames.error("bad_frame", error_message("bad_frame", detail=detail))).encode(
+                "utf-8"
+            )
+        self.sendMessage(answer, False)
         super()._max_message_size_exceeded(msg_size, max_msg_size, reason)
 
     def onMessage(self, payload: bytes, isBinary: bool) -> None:  # noqa: N802, N803
@@ -109,7 +114,18 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if message.get("type") == ADMITTED["type"]:
             self.text_limit, self.binary_limit = TEXT_FRAME_LIMIT, _largest_media_message()
             return
+        if message.get("type") == OVERSIZE_ANSWER:
+            self.oversize_answer = message["text"].encode("utf-8")
+            return
         super().handle_reply(message)
+
+    def onClose(self, wasClean: bool, code: int | None, reason: str | None) -> None:  # noqa: N802, N803
+        # A client dropped for not reading: the application hears why, and how much it
+        # was owed, before daphne's own disconnect message.
+        stalled = getattr(self, "stalled_bytes", None)
+        if stalled is not None and not self.muted and hasattr(self, "application_queue"):
+            self.application_queue.put_nowait({"type": STALLED, "bytes_owed": stalled})
+        super().onClose(wasClean, code, reason)
 
     def serverClose(self, code: int | None = None) -> None:  # noqa: N802 (daphne's hook)
         # autobahn lets an application send only 1000 and 3000-4999, but a server going
@@ -124,7 +140,8 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if congestion is not None and congestion.paused:
             congestion.bytes_while_paused += len(content)
             if congestion.bytes_while_paused > settings.TRPG_SEND_BUFFER_BYTES:
-                log.warning("websocket client %s stopped reading; disconnecting", self.client_addr)
+                # The consumer logs it with the member (`websocket.stalled`, below).
+                self.stalled_bytes = congestion.bytes_while_paused
                 self.dropConnection(abort=True)
                 return
         super().serverSend(content, binary)
@@ -179,6 +196,8 @@ class TableServer(Server):
         # WebSocket) is closed as a silent WebSocket would be; Twisted's default is a
         # minute. Once a request is in, this idle timeout is off until it completes.
         self.http_factory.timeOut = settings.TRPG_JOIN_TIMEOUT
+        # An update's restart stops the way SIGTERM does (`kill_all_applications`).
+        self_update.plan.stop = reactor.stop
         loop = asyncio.get_event_loop()
         report_outages_as_warnings(loop)
         self._background.append(loop.create_task(hub.Upkeep().run()))

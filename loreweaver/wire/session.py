@@ -25,10 +25,10 @@ from django.utils import timezone
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
 from loreweaver import failpoints, frames, logs, metrics
-from loreweaver.wire import coordination, handlers, hub, media_channel, shutdown
+from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats, shutdown
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import disconnect_notice, error_message, notice
-from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, gate, join_replay, log_failure
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, join_replay, log_failure
 from media_store.services import MediaError, Uploader
 from packs import panels as panel_rules
 from packs import services as pack_services
@@ -99,7 +99,7 @@ class SessionCore:
         self._burst_queued = 0  # replay frames among them
         self._tasks: list[asyncio.Task] = []
         self._closing = False
-        self._counted = False
+        self._ticket = admission.NO_PLACE  # its place under the connection cap
         # Room messages, in arrival order. Filled from the moment of join; read only
         # once the joiner's replay is sent, so live frames follow it, in order, once.
         self._inbox: asyncio.Queue[dict] = asyncio.Queue()
@@ -125,10 +125,10 @@ class SessionCore:
         self._writer = asyncio.create_task(self._write_loop())
         self._tasks.append(self._writer)
         metrics.CONNECTIONS.labels(self.carrier.label).inc()
-        if not gate.try_enter():
+        self._ticket = admission.gate.enter(self.carrier.peer)
+        if not self._ticket.held:
             await self.fail("too_many_connections")
             return
-        self._counted = True
         self._deadline = asyncio.create_task(self._join_deadline())
         self._tasks.append(self._deadline)
 
@@ -236,9 +236,7 @@ class SessionCore:
         self._closing = True
         for task in self._tasks:
             task.cancel()
-        if self._counted:
-            gate.leave()
-            self._counted = False
+        self._ticket.leave()
         seat, self.seat = self.seat, None
         if seat is None:
             return
@@ -277,12 +275,8 @@ class SessionCore:
         elif self._outbox.qsize() - self._burst_queued < settings.TRPG_SEND_QUEUE_FRAMES:
             self._outbox.put_nowait(item)
         else:
-            log.warning(
-                "connection=%s carrier=%s stalled with %s frames queued; disconnecting",
-                self.connection_id,
-                self.carrier.label,
-                self._outbox.qsize(),
-            )
+            owed = seats.queued_bytes(self._outbox._queue)  # what waits already; this frame is dropped
+            seats.log_stalled(self.connection_id, self.seat, frames=self._outbox.qsize(), owed=owed)
             self._closing = True
             self._drop_queue()
             self._tasks.append(asyncio.create_task(self.carrier.abort()))
@@ -357,8 +351,11 @@ class SessionCore:
         failpoints.hit("join.lookup")
         access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
         if access_key is None:
-            # Every wrong key from a source costs it more time; a right key never waits.
-            await asyncio.sleep(await coordination.shared().join_refused(self.carrier.peer))
+            # Every wrong key from a source costs it more time; a right key never waits,
+            # and a wrong one waits outside the handshake budget (`admission`).
+            delay = await coordination.shared().join_refused(self.carrier.peer)
+            if self._ticket.refuse():
+                await asyncio.sleep(delay)
             await self.fail("bad_key")
             return
         if minutes := access_key.kept_out_minutes(timezone.now()):
@@ -373,6 +370,7 @@ class SessionCore:
             await self.fail("server_error")
 
     async def _admit(self, access_key: AccessKey) -> None:
+        self._ticket.seat()
         seat = self.seat = Seat.of(access_key)
         member = seat.member
         self._media = media_channel.MediaRequests(
@@ -396,7 +394,7 @@ class SessionCore:
         )
 
         demo = seat.is_keeper and await demo_offered(seat.room_id)
-        self.send(seat.welcome(self.locale, demo=demo, imagegen=await images_configured()))
+        self.send(seat.welcome(self.locale, demo=demo, imagegen=await images_configured(seat.room_id)))
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         await self._read_room_now(seat)
@@ -562,7 +560,7 @@ class SessionCore:
         assert self._media is not None
         self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
         await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
-        self.send(now.welcome(self.locale, demo=False, imagegen=await images_configured()))
+        self.send(now.welcome(self.locale, demo=False, imagegen=await images_configured(now.room_id)))
         self._send_manifest(now)  # a keeper's panels come and go with the role
         # Everyone, this connection included, gets the new presence and its own state.
         await hub.publish_presence_changed(now.room_id)

@@ -20,14 +20,16 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from pydantic import ValidationError
 
+from keeper.commands import Caller, keeper_refusal
+from loreweaver.i18n import _, say
 from loreweaver.wire import hub
-from loreweaver.wire.consumers import WebSocketCarrier
+from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
-from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT, SessionCore
+from loreweaver.wire.seats import log_failure
+from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
 from loreweaver.wire.sidequest_table import (
     character_state,
     creation_scene,
-    damage,
     dice_line,
     footnotes,
     guest_key,
@@ -37,7 +39,6 @@ from loreweaver.wire.sidequest_table import (
     message,
     resource_of,
     state_delta,
-    teleport,
 )
 
 log = logging.getLogger(__name__)
@@ -46,17 +47,30 @@ log = logging.getLogger(__name__)
 _FATAL = ("bad_key", "join_timeout", "too_many_connections")
 
 
+# `/gm` verbs, and the keeper's command each one is (docs/sidequest.md): it is played as
+# the keeper's input, so the room's turn, the rate limit, the chronicle, the hooks and the
+# role as the key gives it now all apply.
+_GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
+
+
 class SideQuestConsumer(WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
-    contract on the client's side."""
+    contract on the client's side.
+
+    Every message is handled inside the same containment as the session's own frames:
+    nothing raises out of `receive` (daphne would drop the consumer without calling
+    `disconnect`, and the connection's slot and presence would never be given back).
+    Before a join is accepted nothing is played: a refused join closes the connection,
+    and what arrives meanwhile is answered with `ERROR` or, once closing, dropped.
+    """
 
     label = "sidequest"
 
     async def connect(self) -> None:
-        await self.accept()
+        """Accept, and let the session run the handshake (cap, join deadline)."""
         self.session = SessionCore(self)
-        self.connected = False
-        self.joined = False
+        self.ended = False  # the socket is closing: nothing more is read or written
+        self.connect_sent = False  # a connect was handed to the session as its join
         self.name = ""
         self.state: dict | None = None
         self.scene = ""
@@ -64,44 +78,89 @@ class SideQuestConsumer(WebSocketCarrier):
         self.mine: str | None = None  # my action while its turn runs
         self.mine_seen = False
         self.keeper_turn = False
+        self.gm = False  # my action is a `/gm` command
         self.rolls: list[str] = []
         self.creation: dict | None = None
         self.lore_before = 0  # the room's newest lore entry when my turn began
         self.you: dict = {}
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
+        # Before the accept, so it holds from the first message: a message over the cap
+        # (never lifted here: no contract message comes near it) is refused in the
+        # contract's shape, then the protocol closes with 1009.
+        too_big = say(
+            self.session.locale, _("A message here is at most {kib} KiB."), kib=PRE_JOIN_LIMIT // 1024
+        )
+        await self.base_send({"type": OVERSIZE_ANSWER, "text": self._error_message(too_big)})
+        await self.accept()
         await self.session.open()
 
     async def disconnect(self, code: int) -> None:
+        """The client went away: the session gives back the slot and the presence."""
+        self.ended = True
         await self.session.closed()
 
     async def admitted(self) -> None:
         """Nothing to lift: this carrier holds its own caps."""
 
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        """Close the socket; nothing is read or written on it after this."""
+        self.ended = True
+        await super().close(code=code, reason=reason)
+
+    async def abort(self) -> None:
+        """Close at once (the client stopped reading)."""
+        self.ended = True
+        await super().abort()
+
     # --- the client's messages --------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        limit = TEXT_FRAME_LIMIT if self.joined else PRE_JOIN_LIMIT
-        if text_data is None or len(text_data) > limit:
-            await self._error(f"A message must be one JSON text of at most {limit} bytes.")
+        """Handle one message of the client; no failure escapes (see the class)."""
+        if self.ended:
+            return
+        try:
+            await self._receive(text_data)
+        except Exception as exc:
+            log_failure(exc, "connection=%s could not handle a SideQuest message", self.session.connection_id)
+            if self.session.seat is None:
+                await self.session.fail("server_error")  # closes: `disconnect` cleans up
+            else:
+                self.session.send_error("server_error")  # an `ERROR`; the connection stays
+
+    async def _receive(self, text_data: str | None) -> None:
+        if self.connect_sent and self.session.seat is None:
+            return  # the join was refused: the connection is closing, its reason on the way
+        if text_data is None or len(text_data) > PRE_JOIN_LIMIT:
+            await self._error(
+                say(
+                    self.session.locale,
+                    _("A message must be one JSON text of at most {kib} KiB."),
+                    kib=PRE_JOIN_LIMIT // 1024,
+                )
+            )
             return
         try:
             parsed = parse(text_data)
-            if isinstance(parsed, Connect):
-                await self._connect(parsed)
-            elif not self.connected:
-                await self._error("Send SESSION_EVENT connect first.", reconnect_required=True)
-            elif isinstance(parsed, Action):
-                await self._action(parsed)
-            elif isinstance(parsed, Creation):
-                await self._create(parsed)
-            # VOICE_SIGNAL and JOURNAL_REQUEST: nothing this server keeps.
         except ValidationError as invalid:
             first = invalid.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "message"
             await self._error(f"Not a valid message: {where}: {first['msg']}")
+            return
+        if isinstance(parsed, Connect):
+            await self._connect(parsed)
+        elif self.session.seat is None:
+            # No join was accepted (yet): nothing is played for this connection.
+            await self._error(
+                say(self.session.locale, _("Send SESSION_EVENT connect first.")), reconnect_required=True
+            )
+        elif isinstance(parsed, Action):
+            await self._action(parsed)
+        elif isinstance(parsed, Creation):
+            await self._create(parsed)
+        # VOICE_SIGNAL and JOURNAL_REQUEST: nothing this server keeps.
 
     async def _connect(self, connect: Connect) -> None:
-        if self.connected:
+        if self.connect_sent:
             await self._error("Already connected.")
             return
         key = connect.key or self.query_key
@@ -115,10 +174,12 @@ class SideQuestConsumer(WebSocketCarrier):
             )
             await self.close()
             return
-        self.connected, self.name = True, connect.player_name.strip()
+        self.connect_sent, self.name = True, connect.player_name.strip()
         join: dict = {"type": "join", "key": key, "client": {"name": "sidequest", "version": "1"}}
         if self.name:
             join["name"] = self.name
+        # The whole handshake runs here: afterwards the session has a seat, or it is
+        # closing with the reason (`bad_key`, `too_many_connections`, ...) on its way.
         await self.session.receive_text(json.dumps(join))
 
     async def _action(self, action: Action) -> None:
@@ -132,7 +193,7 @@ class SideQuestConsumer(WebSocketCarrier):
         elif text.startswith("/"):
             await self._slash(text)
             return
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []
+        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], False
         self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
@@ -150,8 +211,14 @@ class SideQuestConsumer(WebSocketCarrier):
             await self._send(message("MAP_UPDATE", self._map(location)))
         elif word == "help":
             await self._narrate(
-                "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; keepers: "
-                "/gm set <variable> <value>, /gm spawn <npc>. Dot commands work too: .r 1d20, .help."
+                say(
+                    self.session.locale,
+                    _(
+                        "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; "
+                        "keepers: /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place>, "
+                        "/gm dmg <who> <n>. Dot commands work too: .r 1d20, .help."
+                    ),
+                )
             )
         elif word == "tone":
             await self._narrate("This table has no tone axes; the Keeper follows the story.")
@@ -163,34 +230,20 @@ class SideQuestConsumer(WebSocketCarrier):
             await self._error(f"Unknown command /{word}; /help lists them.")
 
     async def _gm(self, rest: str) -> None:
-        if self.you.get("role") != "keeper":
-            await self._error("/gm is for keepers.")
-            return
         verb, _sep, argument = rest.partition(" ")
-        if verb == "set" and argument:
-            await self._command(f".var set {argument}")
-        elif verb == "spawn" and argument:
-            await self._command(f".npc add {argument} | |")
-        elif verb == "teleport" and argument:
-            room_id = self.session.seat.room_id
-            await database_sync_to_async(teleport)(room_id, argument[:200])
-            await self._narrate(f"The party is now at {argument[:200]}.")
-            await self._send(message("MAP_UPDATE", self._map(argument[:200])))
-            await hub.publish_state_refresh(room_id)
-        elif verb == "dmg" and len(argument.rsplit(" ", 1)) == 2 and argument.rsplit(" ", 1)[1].isdigit():
-            target, amount = argument.rsplit(" ", 1)
-            said = await database_sync_to_async(damage)(
-                self.session.seat.room_id, target.strip(), int(amount)
-            )
-            await self._narrate(said)
-            await hub.publish_state_refresh(self.session.seat.room_id)
-        else:
-            await self._error(
+        template, argument = _GM_COMMANDS.get(verb.lower()), argument.strip()
+        if template is None or not argument:
+            usage = _(
                 "Use /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place> or /gm dmg <who> <n>."
             )
+            await self._error(say(self.session.locale, usage))
+            return
+        # Whether the caller is a keeper is the turn's to say, from the key as it is
+        # then; a refusal comes back as the table's answer, and is told as `ERROR`.
+        await self._command(template.format(argument), gm=True)
 
-    async def _command(self, text: str) -> None:
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls = text, False, False, []
+    async def _command(self, text: str, *, gm: bool = False) -> None:
+        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
     async def _create(self, creation: Creation) -> None:
@@ -240,13 +293,22 @@ class SideQuestConsumer(WebSocketCarrier):
     # --- the table's frames -----------------------------------------------------
 
     async def send_text(self, text: str) -> None:
-        """A loreweaver frame from the session, told as the contract's messages."""
-        frame = json.loads(text)
+        """A loreweaver frame from the session, told as the contract's messages (a
+        failure costs that frame only: the connection goes on)."""
+        try:
+            await self._tell(json.loads(text))
+        except Exception as exc:
+            log_failure(
+                exc, "connection=%s could not tell a frame to a SideQuest client", self.session.connection_id
+            )
+
+    async def _tell(self, frame: dict) -> None:
         kind = frame.get("type")
         if kind == "welcome":
-            self.joined, self.you = True, frame["you"]
+            self.you = frame["you"]
             # Footnotes count as new only for facts established after the join.
-            self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
+            if self.session.seat is not None:
+                self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         elif kind == "error":
             fatal = frame.get("code") in _FATAL
             if self.mine is not None and not fatal:
@@ -288,6 +350,9 @@ class SideQuestConsumer(WebSocketCarrier):
                 return
             await self._narrate(f"{frame.get('name', '')}: {text}")
             return
+        if speaker == "system" and self.gm and self.mine is not None and text == self._keeper_only():
+            await self._error(text)  # a `/gm` the turn refused: the contract says `ERROR`
+            return
         notes: list[dict] = []
         if speaker == "npc":
             text = f"{frame.get('name', '')}: {text}"
@@ -318,6 +383,7 @@ class SideQuestConsumer(WebSocketCarrier):
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
+            await self._send(message("MAP_UPDATE", self._map(scene)))  # the party moved
         self.scene = scene
         await self._send(
             message("PARTY_STATUS", {"members": [self._member(m) for m in state.get("party") or []]})
@@ -338,7 +404,7 @@ class SideQuestConsumer(WebSocketCarrier):
         if self.rolls:
             await self._narrate("\n".join(self.rolls))
             self.rolls = []
-        self.mine, self.mine_seen, self.keeper_turn = None, False, False
+        self.mine, self.mine_seen, self.keeper_turn, self.gm = None, False, False, False
         await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
 
     async def _narrate(self, text: str, notes: list[dict] | None = None) -> None:
@@ -409,11 +475,27 @@ class SideQuestConsumer(WebSocketCarrier):
             cue["volume"] = frame["volume"]
         return cue
 
+    def _keeper_only(self) -> str:
+        """The table's answer to a keeper's command from a player, in this viewer's language."""
+        nobody = Caller(room_id=0, member_id="", name="", is_keeper=False, locale=self.session.locale)
+        return keeper_refusal(nobody).text
+
+    @staticmethod
+    def _error_message(text: str, *, reconnect_required: bool = False) -> str:
+        return message("ERROR", {"message": text, "reconnect_required": reconnect_required})
+
     async def _error(self, text: str, *, reconnect_required: bool = False) -> None:
-        await self._send(message("ERROR", {"message": text, "reconnect_required": reconnect_required}))
+        await self._send(self._error_message(text, reconnect_required=reconnect_required))
 
     async def _send(self, text: str) -> None:
-        await self.send(text_data=text)
+        if self.ended:
+            return
+        try:
+            await self.send(text_data=text)
+        except Exception as exc:
+            # The protocol refuses a send once its close began (autobahn's Disconnected).
+            log.info("connection=%s write failed (%r); closing", self.session.connection_id, exc)
+            self.ended = True
 
     async def send_bytes(self, data: bytes) -> None:
         """Media replies have no place in this contract."""

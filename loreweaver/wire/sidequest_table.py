@@ -1,6 +1,6 @@
 """What the SideQuest carrier (`loreweaver/wire/sidequest.py`) asks of the table, and
 its HTTP side: the contract's messages, `GET /api/genres`, signed links to a room's
-pictures, footnotes from the lore, the keeper's `/gm`, character creation, and the
+pictures, footnotes from the lore, character creation, and the
 state delta read off a loreweaver `state`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
-from keeper.models import Character, LoreEntry, Story, TableSettings
+from keeper.models import LoreEntry, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver.i18n import Refusal
 from media_store import services as media_services
@@ -107,28 +107,6 @@ def guest_key(room: str, name: str) -> str | None:
         return room_services.guest_key(room, name)
     except Refusal:  # a name no key may carry
         return None
-
-
-# --- the keeper's /gm ----------------------------------------------------------------
-
-
-def teleport(room_id: int, place: str) -> None:
-    """`/gm teleport`: the party is somewhere else (the room's scene)."""
-    story = Story.of(room_id)
-    story.scene_name, story.scene_focus = place, ""
-    story.save(update_fields=["scene_name", "scene_focus"])
-
-
-def damage(room_id: int, name: str, amount: int) -> str:
-    """`/gm dmg`: a character of the room loses hit points; what happened, in a line."""
-    character = Character.objects.filter(room_id=room_id, active=True, name__iexact=name).first()
-    if character is None:
-        return f"Nobody called {name} is at the table."
-    try:
-        _key, old, new = characters.sheet_change(character, "hp", "-", amount)
-    except Refusal as refused:
-        return refused.message("en")
-    return f"{character.name} takes {amount} damage ({old} → {new})."
 
 
 # --- creation ---------------------------------------------------------------------

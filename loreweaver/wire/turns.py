@@ -394,7 +394,7 @@ async def _start_demo(context: TurnContext, text: str) -> bool:
     offline Keeper plays."""
     if context.member.role != "keeper":
         return False
-    if not await offline_keeper_plays():
+    if not await offline_keeper_plays(context.room_id):
         return False
     locale = "zh" if text.strip() == sample.GUIDED_ACTIONS[1] else "en"
     return await database_sync_to_async(sample.demo_setup)(

@@ -15,8 +15,8 @@ KEY_A = "sk-endpoint-a-0000000000000aaaa"
 KEY_B = "sk-endpoint-b-0000000000000bbbb"
 
 
-# A server of its own: the model configuration is server-wide.
-own_server = dedicated_server()
+# A server of its own (the scripted endpoints listen on loopback: allowed for rooms here).
+own_server = dedicated_server(TRPG_LLM__ALLOWED_ENDPOINTS="127.0.0.1")
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ async def test_keys_stay_with_their_endpoint_and_are_never_shown(own_server, end
 
 async def test_the_configuration_survives_a_restart(fresh_env, endpoints, room):
     a, _ = endpoints
-    first = start_serve(fresh_env)
+    first = start_serve(fresh_env, TRPG_LLM__ALLOWED_ENDPOINTS="127.0.0.1")
     try:
         async with await WsClient.connect(first.ws_url) as keeper:
             await keeper.join(fresh_env.mint(room, "Kay", "keeper"))
@@ -162,7 +162,7 @@ async def test_the_configuration_survives_a_restart(fresh_env, endpoints, room):
             )
     finally:
         first.stop()
-    again = start_serve(fresh_env)
+    again = start_serve(fresh_env, TRPG_LLM__ALLOWED_ENDPOINTS="127.0.0.1")
     try:
         async with await WsClient.connect(again.ws_url) as keeper:
             await keeper.join(fresh_env.mint(room, "Kim", "keeper"))

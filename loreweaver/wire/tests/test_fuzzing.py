@@ -22,7 +22,8 @@ FRAMES = int(os.environ.get("TRPG_FUZZ_FRAMES", "10000"))
 SEED = int(os.environ.get("TRPG_FUZZ_SEED", "2026"))
 CAP = 4
 
-fuzz_server = dedicated_server(TRPG_TUI__MAX_CONNECTIONS=str(CAP))
+# The whole cap may shake hands at once: the test connects it all before joining.
+fuzz_server = dedicated_server(TRPG_TUI__MAX_CONNECTIONS=str(CAP), TRPG_TUI__HANDSHAKE_CONNECTIONS=str(CAP))
 
 
 async def _send(client: Client, case: Case) -> None:

@@ -1,5 +1,7 @@
-"""`admin_update_server`: only the operator's
-command runs; a failure reports its output; a success restarts the server on the same
+"""`admin_update_server`: updating the server is the operator's, so a room keeper is
+refused unless the operator allowed it (`TRPG_ALLOW_REMOTE_UPDATE`); only the
+operator's command runs; a failure reports its output; a success drains like SIGTERM
+(members are told the server is restarting) and restarts the server on the same
 WebSocket address and Iroh ticket, and clients reconnect with the same key."""
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import asyncio
 import pytest
 
 from loreweaver.testing.clients import IrohClient, WsClient
-from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
+from loreweaver.testing.servers import create_env, dedicated_server, destroy_env, hosted_profile, start_serve
 
 FAILING = 'echo "fetching release"; echo "error: missing dependency" >&2; exit 1'
 SUCCEEDING = 'echo updated >> "$TRPG_DATA_DIR/updates.log"; echo "now at the new release"'
@@ -18,13 +20,34 @@ SUCCEEDING = 'echo updated >> "$TRPG_DATA_DIR/updates.log"; echo "now at the new
 @pytest.fixture
 def updating_server(tmp_path, request):
     env = create_env(tmp_path / "table", hosted=hosted_profile())
-    process = start_serve(env, TRPG_TUI__UPDATE_COMMAND=request.param)
+    process = start_serve(env, TRPG_TUI__UPDATE_COMMAND=request.param, TRPG_ALLOW_REMOTE_UPDATE="1")
     yield process
     process.stop()
     destroy_env(env)
 
 
-async def test_without_a_command_there_is_no_update(server, room):
+# The operator set an update command but did not let room keepers run it.
+command_only = dedicated_server(TRPG_TUI__UPDATE_COMMAND=SUCCEEDING)
+# The operator let room keepers update, but set no command.
+allowed_without_command = dedicated_server(TRPG_ALLOW_REMOTE_UPDATE="1")
+
+
+async def test_a_room_keeper_cannot_update_the_server_unless_the_operator_allows_it(command_only, room):
+    env = command_only.env
+    async with await WsClient.connect(command_only.ws_url) as keeper:
+        welcome = (await keeper.join(env.mint(room, "Kay", "keeper")))[0]
+        assert "update" not in welcome["features"]
+        for _attempt in range(2):
+            await keeper.send({"type": "admin_update_server"})
+            error = await keeper.expect("admin_error")
+            assert error["code"] == "forbidden" and "TRPG_ALLOW_REMOTE_UPDATE" in error["message"]
+        await keeper.send({"type": "ping", "t": 3})
+        assert (await keeper.expect("pong"))["t"] == 3, "nothing restarted"
+    assert not (env.data_dir / "updates.log").exists(), "the command never ran"
+
+
+async def test_without_a_command_there_is_no_update(allowed_without_command, room):
+    server = allowed_without_command
     async with await WsClient.connect(server.ws_url) as keeper:
         welcome = (await keeper.join(server.env.mint(room, "Kay", "keeper")))[0]
         assert "update" not in welcome["features"]
@@ -69,12 +92,22 @@ async def test_a_successful_update_restarts_on_the_same_addresses(updating_serve
     env = updating_server.env
     key = env.mint(room, "Kay", "keeper")
     pid = updating_server.pid
-    async with await IrohClient.connect(updating_server.ticket) as keeper:
+    async with (
+        await IrohClient.connect(updating_server.ticket) as keeper,
+        await WsClient.connect(updating_server.ws_url) as player,
+    ):
         await keeper.join(key)
+        await player.join(env.mint(room, "Pat"))
         await keeper.send({"type": "admin_update_server"})
         reply = await keeper.expect("admin_update", timeout=30)
         assert reply["status"] == "restarting" and "new release" in reply["output"]
         await keeper.wait_closed(timeout=30)
+        # Every member is sent away as SIGTERM would: told why, with the close that
+        # means "come back".
+        frames = await player.wait_closed(timeout=30)
+        goodbye = [f for f in frames if f["type"] == "system" and "restarting" in f.get("text", "")]
+        assert goodbye, frames
+        assert player.close_code == 1012
     welcome = await _rejoin(lambda: WsClient.connect(updating_server.ws_url), key)
     assert welcome["type"] == "welcome" and welcome["you"]["name"] == "Kay"
     welcome = await _rejoin(lambda: IrohClient.connect(updating_server.ticket), key)

@@ -543,6 +543,7 @@ async def test_a_keeper_runs_the_table_with_gm_commands(offline_server, room):
             pass
         await gail.send("PLAYER_ACTION", {"action": "/gm dmg Pip 2"})
         assert "Pip takes 2 damage" in (await gail.expect("NARRATION"))["text"]
+        await gail.expect("NARRATION_END")  # a `/gm` is a turn of the table like any other
         while True:
             state = await pip.expect("state")
             if next(r for r in state["character"]["resources"] if r["id"] == "hp")["value"] == hp - 2:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import socket
 import struct
 
@@ -18,6 +19,7 @@ import psutil
 
 from loreweaver.testing.clients import IrohClient, WsClient, human_keeper_narrates
 from loreweaver.testing.servers import dedicated_server
+from rooms.keys import member_id_for
 
 LINE = "The rain does not stop. " * 160  # about 3,800 characters, under the 4,000 cap
 FLOOD = 1500  # about 6 MB per reader: far past every bound
@@ -90,6 +92,17 @@ async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_serv
     assert presence_seen, "the stalled member left the room's presence during the flood"
     assert "Stuck" not in [p["name"] for p in presence_seen[-1]["players"]]
     assert growth < 64 * 1024 * 1024
+    _the_drop_is_logged(strict_server, stalled_key)
+
+
+def _the_drop_is_logged(server, key: str) -> None:
+    """The operator's log names who was dropped and how much they were owed."""
+    dropped = re.search(
+        rf"member={re.escape(member_id_for(key))} stopped reading with \d+ frames, (\d+) bytes owed; dropped",
+        server.log_text(),
+    )
+    assert dropped, server.log_text()[-2000:]
+    assert int(dropped.group(1)) > 0
 
 
 async def test_an_iroh_client_that_stops_reading_is_disconnected(strict_server, room):
@@ -105,3 +118,4 @@ async def test_an_iroh_client_that_stops_reading_is_disconnected(strict_server, 
     assert presence_seen, "the stalled member left the room's presence during the flood"
     assert "Frozen" not in [p["name"] for p in presence_seen[-1]["players"]]
     assert growth < 64 * 1024 * 1024
+    _the_drop_is_logged(strict_server, stalled_key)

@@ -2,7 +2,9 @@
 keeping the newest N scheduled backups of each, copied to the media storage too when
 that is S3; what a scheduler runs (compose's `backup` service). A keeper's own backups
 (`.save`, exports) are never rotated away. Each run is recorded (`BackupRun`) for
-`/readyz` and `/metrics`."""
+`/readyz` and `/metrics`. Each room is backed up as a keeper's export is: its rows in one
+short snapshot transaction, so a room in play is captured as of one moment, then its
+blobs copied outside any transaction (`rooms.backups.room_export`)."""
 
 from __future__ import annotations
 

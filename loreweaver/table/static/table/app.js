@@ -273,13 +273,18 @@ function renderPanels() {
   $("panels").replaceChildren(...table.manifest.map((panel) => panelBox(panel, blocks, { open: openWebPanel })));
 }
 
-// A tier-2 panel: its page in a sandboxed frame (scripts, nothing else), fed its files.
+// A tier-2 panel: its page in a sandboxed frame (scripts, nothing else). The frame is
+// the site's panel page, which shows what it is posted under a policy of its own: a
+// page written into the table's own frame would inherit the table's policy, which runs
+// no inline script.
 async function openWebPanel(panel, box) {
   const response = await fetch(await table.media.url(panel.entry.hash));
+  const html = await response.text();
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", "allow-scripts");
   frame.title = pick(panel.title);
-  frame.srcdoc = await response.text();
+  frame.addEventListener("load", () => frame.contentWindow.postMessage({ type: "panel_page", html }, "*"), { once: true });
+  frame.src = "/panel-frame";
   box.replaceChildren(box.querySelector("h3"), frame);
 }
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.module_loading import import_string
 
-from loreweaver.wire import deploy, hub, shutdown
+from loreweaver.wire import deploy, hub, self_update, shutdown
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from rooms.keystore import import_configured_keys
@@ -44,6 +44,8 @@ class Command(BaseCommand):
         )
         tune_garbage_collection()
         asyncio.run(self._serve(carrier))
+        # Stopped for an update (`admin_update_server`): start again on the new code.
+        self_update.restart_if_requested()
 
     async def _serve(self, carrier: IrohCarrier) -> None:
         stop = asyncio.Event()
@@ -51,6 +53,7 @@ class Command(BaseCommand):
         report_outages_as_warnings(loop)
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
+        self_update.plan.stop = stop.set
         ticket = await carrier.start()
         sys.stdout.write(f"Iroh ticket: {ticket}\n  (also saved to {settings.DATA_DIR / TICKET_FILE})\n")
         health = None

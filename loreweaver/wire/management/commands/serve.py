@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from loreweaver.version import PROTOCOL_VERSION, VERSION
-from loreweaver.wire import deploy
+from loreweaver.wire import deploy, self_update
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.server import TableServer
 from packs.services import install_bundled
@@ -96,3 +96,5 @@ class Command(BaseCommand):
                 on_ticket=banner.iroh_ready,
             )
         TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier).run()
+        # Stopped for an update (`admin_update_server`): start again on the new code.
+        self_update.restart_if_requested()

@@ -1,0 +1,442 @@
+"""Which model endpoints the server connects to, and for whom.
+
+The operator's own endpoints (the console's model page, the `TRPG_LLM__*` and
+`TRPG_IMAGEGEN__*` environment) are trusted. An endpoint a room's keeper chose is held
+to the operator's policy (`TRPG_LLM__ALLOWED_ENDPOINTS`): the catalog's public
+endpoints, what the operator lists, and, on the embedded profile (a laptop, no
+`DATABASE_URL` or `REDIS_URL`), loopback and private addresses. For everyone, the
+operator included, link-local (cloud metadata), unspecified, multicast and reserved
+addresses are never reached, and URLs with a user name or password are refused.
+
+The check is made when an endpoint is saved and again for every connection the server
+opens (`openai_client`, `async_openai_client`, `http_client`): the host is resolved,
+every address it resolves to is checked, and the connection is made to an address
+that was checked, so a name that later resolves inside is refused too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpcore2
+import httpx2
+import openai
+from django.conf import settings
+
+from keeper.llm.providers import CATALOG
+from loreweaver.i18n import Refusal, _, say
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Why an endpoint is refused, by rule. The first group holds for the operator too.
+RULES = {
+    "link_local": _("link-local addresses, such as cloud metadata, are never allowed"),
+    "unspecified": _("unspecified, multicast and reserved addresses are never allowed"),
+    "userinfo": _("addresses with a user name or password are not accepted"),
+    "scheme": _("only http:// and https:// endpoints are accepted"),
+    "loopback": _("loopback addresses are for the operator only"),
+    "private": _("private network addresses are for the operator only"),
+    "not_listed": _("it is not one of the endpoints the operator allows rooms to use"),
+}
+NEVER = frozenset({"link_local", "unspecified", "userinfo", "scheme"})
+SETTING = "TRPG_LLM__ALLOWED_ENDPOINTS"
+
+
+class EndpointRefused(Refusal, openai.OpenAIError):
+    """An endpoint the policy refuses; `rule` names why (a key of `RULES`).
+
+    It is an `OpenAIError` so that the SDK hands it back at once, without retrying or
+    wrapping it, when the refusal happens as a connection is being opened."""
+
+    def __init__(self, endpoint: str, rule: str) -> None:
+        super().__init__("{endpoint}: {rule}", endpoint=endpoint, rule=RULES[rule])
+        self.endpoint, self.rule = endpoint, rule
+
+    def message(self, locale: str) -> str:
+        """The refusal in `locale`, naming the endpoint, the rule and, when the operator
+        could allow it, the setting that does."""
+        why = say(locale, RULES[self.rule])
+        if self.rule in NEVER:
+            return say(
+                locale,
+                _("This server does not connect to {endpoint} ({why})."),
+                endpoint=self.endpoint,
+                why=why,
+            )
+        return say(
+            locale,
+            _(
+                "This server does not let rooms use the endpoint {endpoint} ({why}). "
+                "The operator can allow it with TRPG_LLM__ALLOWED_ENDPOINTS."
+            ),
+            endpoint=self.endpoint,
+            why=why,
+        )
+
+
+def embedded() -> bool:
+    """Whether this is the embedded profile (one process, SQLite, no Redis)."""
+    return not (settings.DATABASE_URL or settings.REDIS_URL)
+
+
+def _literal(host: str) -> Address | None:
+    """`host` as an address when it is one, in any form the system resolver reads as
+    one (`2852039166`, `0xa9fea9fe`, `169.254.43518` are IPv4 addresses too)."""
+    bare = host.strip("[]")
+    try:
+        return ipaddress.ip_address(bare.split("%", 1)[0])
+    except ValueError:
+        pass
+    if bare and all(c in "0123456789abcdefxABCDEFX." for c in bare) and any(c.isdigit() for c in bare):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(bare))
+        except OSError:
+            return None
+    return None
+
+
+def _unwrapped(address: Address) -> Address:
+    """The IPv4 address inside an IPv4-mapped or NAT64 IPv6 address, else itself."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address.ipv4_mapped
+        if address in ipaddress.IPv6Network("64:ff9b::/96"):
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address
+
+
+def kind_of(address: Address) -> str:
+    """`link_local`, `unspecified` (also multicast and reserved), `loopback`, `private`
+    or `global`."""
+    address = _unwrapped(address)
+    if address.is_link_local:
+        return "link_local"
+    if address.is_loopback:  # before "reserved": IPv6's ::1 lies in the reserved ::/8
+        return "loopback"
+    if (
+        address.is_unspecified
+        or address.is_multicast
+        or address.is_reserved
+        or (isinstance(address, ipaddress.IPv4Address) and address in ipaddress.IPv4Network("0.0.0.0/8"))
+    ):
+        return "unspecified"
+    return "global" if address.is_global else "private"
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """One item of the operator's list: a URL prefix, a network, `*.domain`, a host
+    (with an optional port), or `*` (any public address)."""
+
+    text: str
+
+    def matches(self, host: str, port: int, url: str | None) -> bool:
+        item = self.text
+        if item.startswith(("http://", "https://")):
+            if url is not None:
+                return url.lower().startswith(item.lower().rstrip("/")) and _boundary(url, item)
+            parts = urlsplit(item)
+            return (parts.hostname or "") == host and (parts.port or _default_port(parts.scheme)) == port
+        pattern_host, pattern_port = _split_host_port(item)
+        if pattern_port is not None and pattern_port != port:
+            return False
+        if pattern_host.startswith("*."):
+            return host.endswith(pattern_host[1:])
+        if "/" in pattern_host:
+            address = _literal(host)
+            try:
+                return address is not None and _unwrapped(address) in ipaddress.ip_network(
+                    pattern_host, strict=False
+                )
+            except ValueError:
+                return False
+        listed = _literal(pattern_host)
+        address = _literal(host)
+        if listed is not None and address is not None:
+            return _unwrapped(listed) == _unwrapped(address)
+        return pattern_host == host
+
+
+def _boundary(url: str, prefix: str) -> bool:
+    # `https://llm.example.com` must not also allow `https://llm.example.com.evil.org`.
+    rest = url[len(prefix.rstrip("/")) :]
+    return rest == "" or rest[0] in "/?#" or prefix.endswith("/")
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+def _split_host_port(item: str) -> tuple[str, int | None]:
+    item = item.strip().lower()
+    if item.startswith("["):
+        host, _sep, rest = item[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+        return host, int(port) if port.isascii() and port.isdigit() else None
+    if item.count(":") == 1:
+        host, _sep, port = item.partition(":")
+        return host, int(port) if port.isascii() and port.isdigit() else None
+    return item, None
+
+
+def _listed() -> list[_Pattern]:
+    return [_Pattern(item.strip().lower()) for item in settings.TRPG_LLM_ALLOWED_ENDPOINTS if item.strip()]
+
+
+def _catalog_hosts() -> set[tuple[str, int]]:
+    """The catalog's public endpoints (the https ones: local providers are not)."""
+    hosts = set()
+    for provider in CATALOG.values():
+        parts = urlsplit(provider.base_url)
+        if parts.scheme == "https" and parts.hostname:
+            hosts.add((parts.hostname, parts.port or 443))
+    return hosts
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a URL connects: its host (lower case, no brackets), port and the text
+    refusals name it by."""
+
+    host: str
+    port: int
+    shown: str
+
+
+def target_of(url: str) -> Target:
+    """Parse an endpoint URL; refuses (`EndpointRefused`) what can never be used."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise EndpointRefused(url[:100], "scheme") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise EndpointRefused(url[:100], "scheme")
+    host = parts.hostname.lower()
+    port = port or _default_port(parts.scheme.lower())
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise EndpointRefused(shown, "userinfo")
+    return Target(host, port, shown)
+
+
+def judge(target: Target, addresses: Iterable[Address], *, operator: bool, url: str | None = None) -> None:
+    """Refuse (`EndpointRefused`) unless every address `target` resolves to may be
+    reached: by anyone, and, unless `operator`, by a room."""
+    kinds = {kind_of(address) for address in addresses}
+    for never in ("link_local", "unspecified"):
+        if never in kinds:
+            raise EndpointRefused(target.shown, never)
+    if operator or not kinds:
+        return
+    if any(pattern.matches(target.host, target.port, url) for pattern in _listed()):
+        return
+    if kinds == {"global"}:
+        if (target.host, target.port) in _catalog_hosts() or any(p.text == "*" for p in _listed()):
+            return
+    elif embedded() and kinds <= {"loopback", "private"}:
+        return
+    if "loopback" in kinds:
+        raise EndpointRefused(target.shown, "loopback")
+    if "private" in kinds:
+        raise EndpointRefused(target.shown, "private")
+    raise EndpointRefused(target.shown, "not_listed")
+
+
+def _resolve(host: str, port: int) -> list[Address]:
+    """Every address `host` resolves to (an address resolves to itself)."""
+    literal = _literal(host)
+    if literal is not None:
+        return [literal]
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
+def vet(url: str, *, operator: bool) -> None:
+    """Check an endpoint before it is saved or asked (blocking: it may resolve a name).
+    A name that does not resolve now passes here; the connection is checked again."""
+    target = target_of(url)
+    try:
+        addresses = _resolve(target.host, target.port)
+    except OSError:
+        addresses = []
+    if not addresses and not operator:
+        # Unresolvable now: at least the name itself must be allowed for rooms.
+        judge(target, [ipaddress.IPv4Address("8.8.8.8")], operator=False, url=url)
+        return
+    judge(target, addresses, operator=operator, url=url)
+
+
+def _checked(host: str, port: int, infos: list[Any], *, operator: bool) -> list[str]:
+    """The addresses to connect to, all of them checked first."""
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    judge(Target(host.lower(), port, shown), addresses, operator=operator)
+    return [str(address) for address in addresses]
+
+
+class _GuardedBackend(httpcore2.NetworkBackend):
+    """Resolves, checks every address, then connects to a checked address (pinned:
+    nothing is resolved twice)."""
+
+    def __init__(self, operator: bool) -> None:
+        self._inner = httpcore2.SyncBackend()
+        self._operator = operator
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.NetworkStream:
+        literal = _literal(host)
+        if literal is not None:
+            infos = [(None, None, None, None, (str(literal), port))]
+        else:
+            try:
+                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError as failed:
+                raise httpcore2.ConnectError(str(failed)) from None
+        last: Exception | None = None
+        for address in _checked(host, port, infos, operator=self._operator):
+            try:
+                return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore2.ConnectError as failed:
+                last = failed
+        raise last or httpcore2.ConnectError(host)
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore2.NetworkStream:
+        raise httpcore2.ConnectError("unix sockets are not model endpoints")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _AsyncGuardedBackend(httpcore2.AsyncNetworkBackend):
+    """`_GuardedBackend` for asyncio."""
+
+    def __init__(self, operator: bool) -> None:
+        self._inner = httpcore2.AnyIOBackend()
+        self._operator = operator
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        literal = _literal(host)
+        if literal is not None:
+            infos = [(None, None, None, None, (str(literal), port))]
+        else:
+            try:
+                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError as failed:
+                raise httpcore2.ConnectError(str(failed)) from None
+        last: Exception | None = None
+        for address in _checked(host, port, list(infos), operator=self._operator):
+            try:
+                return await self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except httpcore2.ConnectError as failed:
+                last = failed
+        raise last or httpcore2.ConnectError(host)
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore2.AsyncNetworkStream:
+        raise httpcore2.ConnectError("unix sockets are not model endpoints")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def _refuse_url(url: httpx2.URL, operator: bool) -> None:
+    """The per-request part of the check: scheme, user info, a listed URL prefix
+    (a redirect is a new request, so it is checked too)."""
+    target = target_of(str(url))
+    if operator:
+        return
+    literal = _literal(target.host)
+    if literal is not None:
+        judge(target, [literal], operator=False, url=str(url))
+
+
+class _GuardedTransport(httpx2.HTTPTransport):
+    def __init__(self, operator: bool) -> None:
+        super().__init__(trust_env=False)
+        self._operator = operator
+        # The pool opens every connection through the guarded backend.
+        self._pool._network_backend = _GuardedBackend(operator)
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        _refuse_url(request.url, self._operator)
+        return super().handle_request(request)
+
+
+class _AsyncGuardedTransport(httpx2.AsyncHTTPTransport):
+    def __init__(self, operator: bool) -> None:
+        super().__init__(trust_env=False)
+        self._operator = operator
+        self._pool._network_backend = _AsyncGuardedBackend(operator)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        _refuse_url(request.url, self._operator)
+        return await super().handle_async_request(request)
+
+
+def http_client(*, operator: bool, timeout: float) -> httpx2.Client:
+    """A blocking HTTP client whose every connection is checked (proxy variables are
+    not used: a proxy would connect for us, unchecked)."""
+    return httpx2.Client(
+        transport=_GuardedTransport(operator), timeout=timeout, follow_redirects=True, trust_env=False
+    )
+
+
+def openai_client(
+    base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
+) -> openai.OpenAI:
+    """The blocking OpenAI SDK client for `base_url`, every connection checked."""
+    return openai.OpenAI(
+        api_key=api_key or "not-needed",
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=http_client(operator=operator, timeout=timeout),
+    )
+
+
+def async_openai_client(
+    base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
+) -> openai.AsyncOpenAI:
+    """The asyncio OpenAI SDK client for `base_url`, every connection checked."""
+    client = httpx2.AsyncClient(
+        transport=_AsyncGuardedTransport(operator), timeout=timeout, follow_redirects=True, trust_env=False
+    )
+    return openai.AsyncOpenAI(
+        api_key=api_key or "not-needed",
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=client,
+    )
+
+
+def refusal_in(failure: BaseException | None) -> EndpointRefused | None:
+    """The policy's refusal behind `failure` (through its causes), if that is what it was."""
+    seen = 0
+    while failure is not None and seen < 10:
+        if isinstance(failure, EndpointRefused):
+            return failure
+        failure = failure.__cause__ or failure.__context__
+        seen += 1
+    return None

@@ -1,0 +1,136 @@
+"""A small SideQuest client for the carrier's tests (docs/sidequest.md): the contract's
+`{type, payload, player_id}` messages over a real socket on `/ws`, and `/metrics` read
+the way an operator's scraper reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import urllib.request
+from typing import Any
+
+import websockets
+
+TIMEOUT = 15.0
+
+
+class Gone(Exception):
+    """The server closed the socket."""
+
+
+def ws_url(server: Any, key: str | None = None) -> str:
+    """The server's SideQuest endpoint (`?key=` when given)."""
+    url = server.ws_url.rstrip("/") + "/ws"
+    return url + (f"?key={key}" if key else "")
+
+
+class SideQuestClient:
+    """One socket on `/ws`; every message received must have the contract's envelope."""
+
+    def __init__(self, socket: websockets.ClientConnection) -> None:
+        self.socket = socket
+        self.seen: list[dict] = []
+
+    @classmethod
+    async def open(cls, server: Any, key: str | None = None) -> SideQuestClient:
+        socket = await websockets.connect(ws_url(server, key), max_size=None, open_timeout=TIMEOUT)
+        return cls(socket)
+
+    async def __aenter__(self) -> SideQuestClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+    @property
+    def close_code(self) -> int | None:
+        return self.socket.close_code
+
+    async def send(self, kind: str, payload: dict) -> None:
+        """Send one message (nothing when the server already closed: `recv` says so)."""
+        await self.send_raw(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
+
+    async def send_raw(self, text: str | bytes) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await self.socket.send(text)
+
+    async def connect(self, name: str, key: str | None = None, world: str = "") -> None:
+        payload: dict = {"event": "connect", "player_name": name, "genre": "coc7", "world": world}
+        if key is not None:
+            payload["key"] = key
+        await self.send("SESSION_EVENT", payload)
+
+    async def act(self, action: str) -> None:
+        await self.send("PLAYER_ACTION", {"action": action})
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict:
+        try:
+            raw = await asyncio.wait_for(self.socket.recv(), timeout)
+        except websockets.ConnectionClosed:
+            raise Gone() from None
+        received = json.loads(raw)
+        assert set(received) == {"type", "payload", "player_id"}, received
+        if received["type"] == "ERROR":  # the contract's shape, exactly
+            payload = received["payload"]
+            assert set(payload) == {"message", "reconnect_required"}, payload
+            assert isinstance(payload["message"], str) and isinstance(payload["reconnect_required"], bool)
+        self.seen.append(received)
+        return received
+
+    async def expect(self, kind: str, timeout: float = TIMEOUT, **fields: Any) -> dict:
+        """Skip messages until one of `kind` whose payload has `fields`; its payload."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"no {kind} {fields} within {timeout}s")
+            received = await self.recv(remaining)
+            payload = received["payload"]
+            if received["type"] == kind and all(payload.get(k) == v for k, v in fields.items()):
+                return payload
+
+    async def until_closed(self, timeout: float = TIMEOUT) -> list[dict]:
+        """Every message up to the server's close."""
+        received = []
+        try:
+            while True:
+                received.append(await self.recv(timeout))
+        except Gone:
+            return received
+
+    async def joined(self, name: str, key: str | None = None, world: str = "") -> dict:
+        """Connect and wait for the contract's answer (`ready` or `connected`)."""
+        await self.connect(name, key, world)
+        return await self.expect("SESSION_EVENT")
+
+
+def scrape(server: Any) -> str:
+    """The server's `/metrics` text (the test runs on loopback)."""
+    url = server.ws_url.replace("ws://", "http://").rstrip("/") + "/metrics"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+def gauge(text: str, name: str, **labels: str) -> float:
+    """One sample of the Prometheus text (0 when the series does not exist yet)."""
+    shown = ",".join(f'{key}="{value}"' for key, value in labels.items())
+    series = f"{name}{{{shown}}}" if labels else name
+    found = re.search(rf"^{re.escape(series)} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+async def connections_settle(server: Any, carrier: str, expected: float, timeout: float = 20.0) -> float:
+    """Wait until the server's open connections of `carrier` are `expected` (a
+    connection's teardown runs when the server sees the socket close, a moment after
+    the client does); the last value read."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = gauge(await asyncio.to_thread(scrape, server), "loreweaver_connections", carrier=carrier)
+        if value == expected or asyncio.get_running_loop().time() > deadline:
+            return value
+        await asyncio.sleep(0.1)  # a poll of the metric, bounded by the deadline
