@@ -1,34 +1,43 @@
 # The two commands of the README: `make serve` and `make test`. Both create the
-# virtual environment and install the pinned requirements on first use.
+# virtual environment on first use; `serve` installs the runtime requirements only,
+# `test` (and the benchmarks) the development list on top of them.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+RUNTIME := $(VENV)/.runtime-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+DEV := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 
 .PHONY: install serve test lint bench bench-quick messages
 
-$(STAMP): requirements.txt requirements-dev.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 
-install: $(STAMP)
+$(RUNTIME): requirements.txt | $(PY)
+	$(PIP) -r requirements.txt
+	rm -f $(VENV)/.runtime-* $(VENV)/.installed-*
+	touch $@
 
-serve: $(STAMP)
+$(DEV): requirements.txt requirements-dev.txt | $(PY)
+	$(PIP) -r requirements-dev.txt
+	rm -f $(VENV)/.dev-* $(VENV)/.runtime-* $(VENV)/.installed-*
+	touch $@ $(RUNTIME)  # the development list includes the runtime one
+
+install: $(DEV)
+
+serve: $(RUNTIME)
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py serve $(ARGS)
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
 test: lint
 	$(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(PY) bench/fanout.py $(ARGS)
 	$(PY) bench/replay.py
 	$(PY) bench/dice.py
@@ -39,7 +48,7 @@ bench: $(STAMP)
 	$(PY) bench/probes.py
 	$(PY) bench/soak.py
 
-bench-quick: $(STAMP)
+bench-quick: $(DEV)
 	$(PY) bench/fanout.py --quick
 	$(PY) bench/replay.py --quick
 	$(PY) bench/dice.py --quick
@@ -52,6 +61,6 @@ bench-quick: $(STAMP)
 
 # Refresh the Chinese catalog from the texts marked in the code, then compile it; the
 # translations test names any text left without Chinese.
-messages: $(STAMP)
+messages: $(DEV)
 	$(PY) manage.py makemessages -l zh_Hans --no-obsolete --add-location=file
 	$(PY) manage.py compilemessages -l zh_Hans --ignore=.venv

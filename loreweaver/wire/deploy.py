@@ -1,11 +1,17 @@
-"""What a hosted server refuses to start without: the settings that, left at their
-defaults, would be unsafe on the internet (`serve` and `iroh_serve` ask first)."""
+"""What a server refuses to start without: a migrated database, and on the hosted
+profile the settings that, left at their defaults, would be unsafe on the internet
+(`serve` and `iroh_serve` ask first). Also how to name this Python in a hint that a
+person will paste."""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from django.conf import settings
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
 
 DEFAULT_SECRETS = ("change-me-in-production", "changeme", "secret", "django-insecure")
 SHORTEST_SECRET = 32
@@ -34,3 +40,29 @@ def hosted_problems() -> list[str]:
             "(e.g. DJANGO_ALLOWED_HOSTS=table.example.org,localhost)."
         )
     return problems
+
+
+def python_command() -> str:
+    """This interpreter as a person would type it here: `.venv/bin/python` when it lies
+    under the working directory, else its full path."""
+    executable = Path(sys.executable)
+    try:
+        return str(executable.relative_to(Path.cwd()))
+    except ValueError:
+        return str(executable)
+
+
+def unmigrated_problem() -> str | None:
+    """Why the database cannot be served yet (migrations not applied, or it cannot be
+    reached), with the command that fixes it; None when it is ready."""
+    try:
+        executor = MigrationExecutor(connection)
+        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError as failed:
+        return f"The database cannot be read ({failed}). Check DATABASE_URL and TRPG_DATA_DIR."
+    if not pending:
+        return None
+    return (
+        f"The database is not migrated ({len(pending)} migration(s) to apply). "
+        f"Run: {python_command()} manage.py migrate"
+    )

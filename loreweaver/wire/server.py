@@ -184,6 +184,7 @@ class TableServer(Server):
         self._iroh = iroh_carrier
         self._background: list[asyncio.Task] = []
         self._ports: list = []
+        self.listen_failure = ""  # why the WebSocket port could not be opened, if it could not
 
     def run(self) -> None:
         tune_garbage_collection()
@@ -203,6 +204,11 @@ class TableServer(Server):
         self._background.append(loop.create_task(hub.Upkeep().run()))
         if self._iroh is not None:
             self._background.append(loop.create_task(self._iroh.serve()))
+
+    def listen_error(self, failure: object) -> None:
+        """The port could not be opened (it is in use, say): stop, and let `serve` say so."""
+        self.listen_failure = failure.getErrorMessage()
+        super().listen_error(failure)
 
     def listen_success(self, port: object) -> None:
         super().listen_success(port)

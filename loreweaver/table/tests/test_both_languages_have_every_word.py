@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from loreweaver.testing.tools import needs
+
 TABLE = Path(__file__).resolve().parents[1]
 STATIC = TABLE / "static" / "table"
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node reads the page's module")
+pytestmark = needs("node", "node reads the page's module")
 
 # Prints the WORDS table of i18n.js as JSON (the part before the code that needs a page).
 READ_WORDS = """

@@ -5,12 +5,12 @@ and the edges the table leaves out, run through node in one process."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from loreweaver.testing.tools import needs
 from packs.conditions import ConditionError, check, evaluate
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,9 +19,7 @@ VECTORS = json.loads((ROOT / "packs" / "tests" / "fixtures" / "visible_when_vect
 # The variables the Python side evaluates rejected expressions against.
 REJECTED_VARIABLES = {"day": 50, "clues": "ash"}
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None, reason="node is not on PATH, so the browser's evaluator cannot run"
-)
+pytestmark = needs("node", "the browser's evaluator runs in node")
 
 # Reads {"cases": [{expr, vars}], "rejected": [{expr, vars}]} on stdin and prints, for
 # each, what `evaluateOrThrow` gives (or "error"), what `evaluate` gives, and whether

@@ -28,6 +28,9 @@ class Command(BaseCommand):
         problems = deploy.hosted_problems()
         if problems:
             raise CommandError("This hosted server will not start:\n- " + "\n- ".join(problems))
+        unmigrated = deploy.unmigrated_problem()
+        if unmigrated:
+            raise CommandError(unmigrated)
         if not settings.REDIS_URL:
             self.stderr.write(
                 "Warning: REDIS_URL is not set, so this sidecar cannot share rooms with a web "

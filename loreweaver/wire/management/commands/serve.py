@@ -45,9 +45,13 @@ class Banner:
         if self.ticket is not None:
             lines.append(f"Iroh ticket: {self.ticket}")
             lines.append(f"  (also saved to {settings.DATA_DIR / TICKET_FILE})")
-        lines.append(f"Admin: http://{self.address}/admin/  (first login: python manage.py createsuperuser)")
-        if self.keeper_line:
-            lines.append(self.keeper_line)
+        python = deploy.python_command()
+        admin = f"http://{self.address}/admin/"
+        lines.append(f"Admin: {admin}  (first login: {python} manage.py createsuperuser)")
+        lines.append(
+            self.keeper_line
+            or f"Keys: mint one with {python} manage.py mint_key --room <room> --name <name> [--role keeper]"
+        )
         lines.append("Ready. Stop with Ctrl-C.")
         sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
@@ -70,6 +74,9 @@ class Command(BaseCommand):
         problems = deploy.hosted_problems()
         if problems:
             raise CommandError("This hosted server will not start:\n- " + "\n- ".join(problems))
+        unmigrated = deploy.unmigrated_problem()
+        if unmigrated:
+            raise CommandError(unmigrated)
         imported = import_configured_keys()
         if imported:
             self.stdout.write(imported)
@@ -95,6 +102,13 @@ class Command(BaseCommand):
                 join_timeout=settings.TRPG_JOIN_TIMEOUT,
                 on_ticket=banner.iroh_ready,
             )
-        TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier).run()
+        server = TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier)
+        server.run()
+        if server.listen_failure:
+            raise CommandError(
+                f"Cannot listen on {host}:{port}: {server.listen_failure}. Another server may be using the "
+                f'port: stop it, or choose another one, as in make serve ARGS="--port {port + 1}" '
+                f"(or manage.py serve --port {port + 1})."
+            )
         # Stopped for an update (`admin_update_server`): start again on the new code.
         self_update.restart_if_requested()
