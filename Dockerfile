@@ -7,8 +7,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     TRPG_DATA_DIR=/data
 
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+COPY requirements.lock .
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 
 COPY . .
 RUN useradd --create-home --uid 1000 table \

@@ -1,30 +1,38 @@
 # The two commands of the README: `make serve` and `make test`. Both create the
 # virtual environment on first use; `serve` installs the runtime requirements only,
-# `test` (and the benchmarks) the development list on top of them.
+# `test` (and the benchmarks) the development list on top of them, each from its lock
+# (every package pinned, with hashes; `make lock` refreshes them from requirements*.txt).
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
-RUNTIME := $(VENV)/.runtime-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
-DEV := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+RUNTIME := $(VENV)/.runtime-$(shell cat requirements.lock | cksum | cut -d' ' -f1)
+DEV := $(VENV)/.dev-$(shell cat requirements-dev.lock | cksum | cut -d' ' -f1)
+LOCK := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links --no-emit-trusted-host
 
-.PHONY: install serve test lint bench bench-quick messages
+.PHONY: install serve test lint bench bench-quick messages lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME): requirements.txt | $(PY)
-	$(PIP) -r requirements.txt
+$(RUNTIME): requirements.lock | $(PY)
+	$(PIP) --require-hashes -r requirements.lock
 	rm -f $(VENV)/.runtime-* $(VENV)/.installed-*
 	touch $@
 
-$(DEV): requirements.txt requirements-dev.txt | $(PY)
-	$(PIP) -r requirements-dev.txt
+$(DEV): requirements-dev.lock | $(PY)
+	$(PIP) --require-hashes -r requirements-dev.lock
 	rm -f $(VENV)/.dev-* $(VENV)/.runtime-* $(VENV)/.installed-*
 	touch $@ $(RUNTIME)  # the development list includes the runtime one
 
 install: $(DEV)
+
+# After a change to requirements*.txt: resolve, pin and hash everything again.
+lock: $(DEV)
+	$(LOCK) -o requirements.lock requirements.txt
+	$(LOCK) -o requirements-dev.lock requirements-dev.txt
 
 serve: $(RUNTIME)
 	$(PY) manage.py migrate --noinput -v0

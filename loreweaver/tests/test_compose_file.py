@@ -76,9 +76,9 @@ def test_the_ports_players_reach_are_published():
     assert SERVICES["iroh"]["environment"]["TRPG_IROH__BIND"] == "0.0.0.0:4433"
 
 
-def test_the_image_installs_the_pinned_requirements():
+def test_the_image_installs_the_locked_requirements():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "pip install --no-cache-dir -r requirements.txt" in dockerfile
+    assert "pip install --no-cache-dir --require-hashes -r requirements.lock" in dockerfile
     assert "TRPG_DATA_DIR=/data" in dockerfile
     for service in TABLE:
         assert SERVICES[service]["build"] == "."
