@@ -106,7 +106,7 @@ class Command(BaseCommand):
         server.run()
         if server.listen_failure:
             raise CommandError(
-                f"Cannot listen on {host}:{port}: {server.listen_failure}. Another server may be using the "
+                f"{server.listen_failure.rstrip('.')}. Another server may be using the "
                 f'port: stop it, or choose another one, as in make serve ARGS="--port {port + 1}" '
                 f"(or manage.py serve --port {port + 1})."
             )
