@@ -77,7 +77,8 @@ for _proxy in TRPG_TRUSTED_PROXIES:
 if TRPG_BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+    # The health checks never reach Django (loreweaver.ops.health.health_first).
+    SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True

@@ -1,11 +1,11 @@
 """HTTP routes: the browser table at `/` (its WebSocket is at `/` too), the operator
-console, health checks for orchestrators, and the SideQuest contract's REST endpoints
-(its WebSocket is `/ws`)."""
+console, metrics, and the SideQuest contract's REST endpoints
+(its WebSocket is `/ws`). The health checks are answered before Django
+(`loreweaver.ops.health.health_first`)."""
 
 from django.contrib import admin
 from django.urls import path
 
-from loreweaver.ops.health import healthz, readyz
 from loreweaver.ops.metrics import metrics_view
 from loreweaver.table.views import panel_frame, table_page
 from loreweaver.wire.sidequest_table import genres_view, media_view
@@ -14,8 +14,6 @@ urlpatterns = [
     path("", table_page, name="table"),
     path("panel-frame", panel_frame, name="panel-frame"),
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
-    path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
     path("api/genres", genres_view, name="sidequest-genres"),
     path("api/media/<str:token>", media_view, name="sidequest-media"),

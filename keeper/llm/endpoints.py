@@ -273,9 +273,13 @@ def vet(url: str, *, operator: bool) -> None:
     judge(target, addresses, operator=operator, url=url)
 
 
-def _checked(host: str, port: int, infos: list[Any], *, operator: bool) -> list[str]:
-    """The addresses to connect to, all of them checked first."""
-    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+def _checked(host: str, port: int, *, operator: bool) -> list[str]:
+    """The addresses `host` resolves to, all of them checked, to connect to (a name
+    that cannot be resolved is a failed connection)."""
+    try:
+        addresses = _resolve(host, port)
+    except OSError as failed:
+        raise httpcore2.ConnectError(str(failed)) from None
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     judge(Target(host.lower(), port, shown), addresses, operator=operator)
     return [str(address) for address in addresses]
@@ -297,16 +301,8 @@ class _GuardedBackend(httpcore2.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore2.NetworkStream:
-        literal = _literal(host)
-        if literal is not None:
-            infos = [(None, None, None, None, (str(literal), port))]
-        else:
-            try:
-                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except OSError as failed:
-                raise httpcore2.ConnectError(str(failed)) from None
         last: Exception | None = None
-        for address in _checked(host, port, infos, operator=self._operator):
+        for address in _checked(host, port, operator=self._operator):
             try:
                 return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
             except httpcore2.ConnectError as failed:
@@ -335,16 +331,9 @@ class _AsyncGuardedBackend(httpcore2.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore2.AsyncNetworkStream:
-        literal = _literal(host)
-        if literal is not None:
-            infos = [(None, None, None, None, (str(literal), port))]
-        else:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except OSError as failed:
-                raise httpcore2.ConnectError(str(failed)) from None
         last: Exception | None = None
-        for address in _checked(host, port, list(infos), operator=self._operator):
+        # The resolver blocks: it runs in a thread, as the event loop's own getaddrinfo does.
+        for address in await asyncio.to_thread(_checked, host, port, operator=self._operator):
             try:
                 return await self._inner.connect_tcp(
                     address, port, timeout=timeout, local_address=local_address, socket_options=socket_options

@@ -17,6 +17,7 @@ from loreweaver.testing.fake_llm import FakeLlm, Text
 from loreweaver.testing.servers import (
     _database,
     create_env,
+    dedicated_server,
     destroy_env,
     hosted_profile,
     room_id_of,
@@ -39,14 +40,9 @@ def listener():
     fake.stop()
 
 
-@pytest.fixture
-def policy_server(tmp_path):
-    """A server with the default policy (no TRPG_LLM__ALLOWED_ENDPOINTS)."""
-    env = create_env(tmp_path / "table", hosted=hosted_profile())
-    process = start_serve(env)
-    yield process
-    process.stop()
-    destroy_env(env)
+# A server with the default policy (no TRPG_LLM__ALLOWED_ENDPOINTS); each test plays in
+# rooms of its own, and a room's model is the room's.
+policy_server = dedicated_server()
 
 
 async def _reply(client: WsClient, line: str) -> str:

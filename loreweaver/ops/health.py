@@ -27,8 +27,6 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
-from django.http import HttpRequest, JsonResponse
-from django.views.decorators.http import require_GET
 
 from loreweaver.ops import metrics as metrics_page
 from rooms.models import BackupRun
@@ -99,22 +97,6 @@ CHECKS: dict[str, Callable[[], str]] = {"database": _database, "redis": _redis, 
 # orchestrator would take a healthy table out of service): it is named in `warnings`.
 WARNINGS: dict[str, Callable[[], str]] = {"backups": _backups}
 _pool = ThreadPoolExecutor(max_workers=len(CHECKS) + len(WARNINGS), thread_name_prefix="readyz")
-
-
-@require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    """The process is up."""
-    return JsonResponse({"status": "ok"})
-
-
-@require_GET
-def readyz(request: HttpRequest) -> JsonResponse:
-    """Every dependency reachable (200), or 503 naming what is down."""
-    trusted = metrics_page.allowed(
-        request.META.get("REMOTE_ADDR", ""), request.headers.get("Authorization", "")
-    )
-    status, body = readiness_for(trusted=trusted)
-    return JsonResponse(body, status=status)
 
 
 def readiness_for(*, trusted: bool) -> tuple[int, dict]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
+from loreweaver.testing.metrics import connections_settle, gauge, scrape
 from loreweaver.testing.servers import dedicated_server
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, connections_settle, gauge, scrape
+from loreweaver.wire.tests.sidequest_client import SideQuestClient
 
 KIB = 1024
 

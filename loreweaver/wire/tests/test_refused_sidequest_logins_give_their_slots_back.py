@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 
 from loreweaver.testing.clients import WsClient
+from loreweaver.testing.metrics import connections_settle, gauge, scrape
 from loreweaver.testing.servers import dedicated_server
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, connections_settle, gauge, scrape
+from loreweaver.wire.tests.sidequest_client import SideQuestClient
 
 CAP = 6
 REFUSED_LOGINS = 50

@@ -17,9 +17,10 @@ import contextlib
 import os
 
 from loreweaver.testing.clients import WsClient
+from loreweaver.testing.metrics import connections_settle, gauge, scrape
 from loreweaver.testing.servers import dedicated_server
 from loreweaver.wire.tests.fuzz_frames import Case
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, connections_settle, gauge, scrape
+from loreweaver.wire.tests.sidequest_client import SideQuestClient
 from loreweaver.wire.tests.sidequest_fuzz_messages import SideQuestFuzzer
 
 FRAMES = int(os.environ.get("TRPG_FUZZ_FRAMES", "10000")) // 2

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from loreweaver.testing.clients import Closed, WsClient
+from loreweaver.testing.metrics import connections_settle
 from loreweaver.testing.servers import dedicated_server
-from loreweaver.wire.tests.sidequest_client import connections_settle
 
 FLOOD = 250  # parallel wrong-key joins, each one again as soon as it is answered
 ATTACKER = "127.0.0.2"
