@@ -42,11 +42,13 @@ lint: $(DEV)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# Three workers on two cores: most of a test's time is spent waiting on its servers.
+# Three workers on two cores (much of a test's time is spent waiting on its servers).
+# Each module runs whole on one worker, so its server starts once; the longest modules
+# are handed out first (LONGEST_FIRST in loreweaver/testing/fixtures.py).
 TEST_WORKERS ?= 3
 
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --durations=15 $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15 $(PYTEST_ARGS)
 
 bench: $(DEV)
 	$(PY) bench/fanout.py $(ARGS)

@@ -13,14 +13,16 @@ import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import openai
 from django.conf import settings
 
 from keeper.llm.config import LlmConfig
 from keeper.llm.endpoints import EndpointRefused, async_openai_client, refusal_in
 from loreweaver import metrics
+
+if TYPE_CHECKING:
+    import openai
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class OpenAIChat:
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors for `texts` from the provider's embeddings endpoint (the model named
         by `TRPG_LLM__EMBEDDING_MODEL`)."""
+        import openai  # loaded with the first model call (it is slow to import)
+
         try:
             answer = await self._client.embeddings.create(
                 model=settings.TRPG_LLM_EMBEDDING_MODEL, input=texts
@@ -136,6 +140,8 @@ class OpenAIChat:
                 yield event
 
     async def _stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
+        import openai  # loaded with the first model call (it is slow to import)
+
         try:
             response = await self._client.chat.completions.create(
                 model=self.config.chat_model,
@@ -176,6 +182,8 @@ class OpenAIChat:
 
     async def complete(self, messages: list[dict]) -> str:
         """One short, unstreamed answer (an NPC's line, a summary)."""
+        import openai  # loaded with the first model call (it is slow to import)
+
         try:
             with _counted(self.config.provider):
                 response = await self._client.chat.completions.create(
@@ -189,6 +197,8 @@ class OpenAIChat:
 
     async def list_models(self) -> list[str]:
         """The endpoint's `GET /models`, or [] when it cannot be read."""
+        import openai  # loaded with the first model call (it is slow to import)
+
         try:
             page = await self._client.models.list()
         except openai.OpenAIError:

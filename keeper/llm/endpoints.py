@@ -17,20 +17,24 @@ that was checked, so a name that later resolves inside is refused too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import ipaddress
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpcore2
 import httpx2
-import openai
 from django.conf import settings
 
 from keeper.llm.providers import CATALOG
 from loreweaver.i18n import Refusal, _, say
+
+if TYPE_CHECKING:
+    import openai
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -48,11 +52,11 @@ NEVER = frozenset({"link_local", "unspecified", "userinfo", "scheme"})
 SETTING = "TRPG_LLM__ALLOWED_ENDPOINTS"
 
 
-class EndpointRefused(Refusal, openai.OpenAIError):
+class EndpointRefused(Refusal):
     """An endpoint the policy refuses; `rule` names why (a key of `RULES`).
 
-    It is an `OpenAIError` so that the SDK hands it back at once, without retrying or
-    wrapping it, when the refusal happens as a connection is being opened."""
+    Raised while the SDK opens a connection, it is the SDK's own error type as well
+    (`_sdk_refusal`), so that the SDK hands it back at once instead of retrying it."""
 
     def __init__(self, endpoint: str, rule: str) -> None:
         super().__init__("{endpoint}: {rule}", endpoint=endpoint, rule=RULES[rule])
@@ -360,6 +364,26 @@ def _refuse_url(url: httpx2.URL, operator: bool) -> None:
         judge(target, [literal], operator=False, url=str(url))
 
 
+@functools.cache
+def _sdk_refusal() -> type[EndpointRefused]:
+    """`EndpointRefused` that is also an `openai.OpenAIError`, which the SDK passes on
+    as it is, without retrying or wrapping it. Made on first use: importing the SDK
+    costs a third of a second of every process's start, and most never call a model."""
+    import openai
+
+    return type("EndpointRefused", (EndpointRefused, openai.OpenAIError), {})
+
+
+@contextlib.contextmanager
+def _refusals_the_sdk_passes_on() -> Iterator[None]:
+    try:
+        yield
+    except EndpointRefused as refused:
+        if isinstance(refused, _sdk_refusal()):
+            raise
+        raise _sdk_refusal()(refused.endpoint, refused.rule) from None
+
+
 class _GuardedTransport(httpx2.HTTPTransport):
     def __init__(self, operator: bool) -> None:
         super().__init__(trust_env=False)
@@ -368,8 +392,9 @@ class _GuardedTransport(httpx2.HTTPTransport):
         self._pool._network_backend = _GuardedBackend(operator)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        _refuse_url(request.url, self._operator)
-        return super().handle_request(request)
+        with _refusals_the_sdk_passes_on():
+            _refuse_url(request.url, self._operator)
+            return super().handle_request(request)
 
 
 class _AsyncGuardedTransport(httpx2.AsyncHTTPTransport):
@@ -379,8 +404,9 @@ class _AsyncGuardedTransport(httpx2.AsyncHTTPTransport):
         self._pool._network_backend = _AsyncGuardedBackend(operator)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        _refuse_url(request.url, self._operator)
-        return await super().handle_async_request(request)
+        with _refusals_the_sdk_passes_on():
+            _refuse_url(request.url, self._operator)
+            return await super().handle_async_request(request)
 
 
 def http_client(*, operator: bool, timeout: float) -> httpx2.Client:
@@ -395,6 +421,8 @@ def openai_client(
     base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
 ) -> openai.OpenAI:
     """The blocking OpenAI SDK client for `base_url`, every connection checked."""
+    import openai
+
     return openai.OpenAI(
         api_key=api_key or "not-needed",
         base_url=base_url,
@@ -408,6 +436,8 @@ def async_openai_client(
     base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
 ) -> openai.AsyncOpenAI:
     """The asyncio OpenAI SDK client for `base_url`, every connection checked."""
+    import openai
+
     client = httpx2.AsyncClient(
         transport=_AsyncGuardedTransport(operator), timeout=timeout, follow_redirects=True, trust_env=False
     )

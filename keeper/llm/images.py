@@ -13,7 +13,6 @@ import binascii
 from dataclasses import dataclass
 
 import httpx2
-import openai
 from django.conf import settings
 
 from keeper.llm import endpoints
@@ -67,6 +66,8 @@ def mime_of(data: bytes) -> str | None:
 
 def draw(config: ImageGenConfig, prompt: str) -> Drawing:
     """Ask the endpoint for one image of `prompt` (blocking: call it from a worker thread)."""
+    import openai  # loaded with the first image (it is slow to import)
+
     client = endpoints.openai_client(
         config.base_url,
         config.api_key,

@@ -7,7 +7,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from loreweaver.testing.clients import WsClient
@@ -63,32 +62,3 @@ def test_ci_runs_make_test_on_both_profiles_after_starting_the_services():
     hosted = script[script.index("DATABASE_URL=postgresql://") :]
     assert "REDIS_URL=redis://" in hosted.split("make test", 1)[0], "the second run is on the hosted profile"
     assert "make bench-quick" in script
-
-
-def test_the_quick_fanout_benchmark_prints_ratio_and_latency_for_both_workloads():
-    result = subprocess.run(
-        [sys.executable, "bench/fanout.py", "--quick", "--rooms", "1", "--lines", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    for workload in ("lines", "roll"):
-        section = result.stdout.split(f"workload {workload} ", 1)[1].split("workload ", 1)[0]
-        figures = r"this checkout .* ratio +\d+\.\d{3} +p50 +[\d.]+ ms +p99 +[\d.]+ ms"
-        assert re.search(figures, section), section
-
-
-def test_the_quick_turn_benchmark_prints_keeper_and_command_figures():
-    result = subprocess.run(
-        [sys.executable, "bench/turn.py", "--turns", "3", "--campaign-turns", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    for label in ("first delta", "idle", "dot command", "model whole reply"):
-        assert re.search(rf"{label}\s+p50\s+\d+\.\d ms\s+p99\s+\d+\.\d ms", result.stdout), result.stdout
-    assert re.search(r"ratio Keeper turn to dot command \(p50\): \d+\.\d\d", result.stdout), result.stdout

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import openai
 from channels.db import database_sync_to_async
 
 from keeper import forge, skill_catalog
@@ -386,9 +385,11 @@ async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
                 "connect one with admin_set_model or .model",
             ),
         )
+    import openai  # loaded with the first model call (it is slow to import)
+
     try:
         text = await asyncio.to_thread(forge.draft, config, frame.kind, frame.description)
-    except openai.OpenAIError as exc:
+    except (openai.OpenAIError, EndpointRefused) as exc:
         refused = refusal_in(exc)
         why = refused.message(admin.locale) if refused else exc.__class__.__name__
         return _generated(frame.kind, forge.Generated(False, error=f"the model did not answer ({why})"))

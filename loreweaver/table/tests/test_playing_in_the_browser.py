@@ -32,6 +32,8 @@ class Seat:
         self.errors: list[str] = []
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        # The console's "Failed to load resource" does not say which; this does.
+        self.page.on("response", lambda r: r.status >= 400 and self.errors.append(f"{r.status} {r.url}"))
         self.sockets = []
         self.page.route_web_socket(re.compile(".*"), self._through)
         self.base = server.ws_url.replace("ws://", "http://")
