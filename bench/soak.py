@@ -60,6 +60,7 @@ class Tally:
     acknowledged: dict[str, set[str]] = field(default_factory=dict)  # room -> frame ids
     latencies: list[float] = field(default_factory=list)
     reconnects: int = 0
+    refused: int = 0  # lines answered with an error (nothing stored: Redis was away, say)
 
 
 class Servers:
@@ -137,6 +138,9 @@ async def member(
                     if frame.get("type") == "narrative" and frame.get("text") == text:
                         tally.acknowledged.setdefault(room, set()).add(frame["id"])
                         tally.latencies.append(time.perf_counter() - sent)
+                        break
+                    if frame.get("type") == "error":  # the line was refused, not stored
+                        tally.refused += 1
                         break
                 # Read what the room says until the next line is due.
                 while (left := next_at - time.monotonic()) > 0:
@@ -303,7 +307,10 @@ def main() -> None:
     )
     for event in events:
         print(f"  {event}")
-    print(f"  lines sent {tally.sent}, acknowledged {acknowledged}, reconnects {tally.reconnects}")
+    print(
+        f"  lines sent {tally.sent}, acknowledged {acknowledged}, refused {tally.refused} "
+        f"(an error frame: nothing stored), reconnects {tally.reconnects}"
+    )
     print(f"  acknowledged lines missing from the final replay: {missing}")
     if stalled:
         print(f"  rooms whose final join stalled (their lines count as missing): {len(stalled)}")

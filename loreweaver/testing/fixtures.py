@@ -24,6 +24,7 @@ from loreweaver.testing.servers import (
 # in this order, then the rest in collection order: a worker that starts with one of
 # these is not left running it alone at the end. Refresh it from `--durations`.
 LONGEST_FIRST = [
+    "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
     "loreweaver/wire/tests/test_fuzzing.py",
     "media_store/tests/test_large_files.py",
     "keeper/tests/test_campaign_memory.py",
@@ -31,7 +32,6 @@ LONGEST_FIRST = [
     "loreweaver/console/tests/test_console_in_the_browser.py",
     "loreweaver/table/tests/test_the_table_honours_an_operators_disconnect.py",
     "loreweaver/wire/tests/test_hosted_faults.py",
-    "loreweaver/wire/tests/test_stalled_client.py",
     "rooms/tests/test_backups_reach_s3.py",
     "packs/tests/test_hooks_at_the_table.py",
     "loreweaver/tests/test_the_two_commands.py",

@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 import msgpack
 from django.conf import settings
-from redis import exceptions as redis_errors
 
 from loreweaver import metrics
 
@@ -192,7 +191,9 @@ class RedisBus:
                         attempt,
                         SUBSCRIBE_ATTEMPTS,
                     )
-            raise redis_errors.TimeoutError("Redis did not confirm the subscription")
+            from redis.exceptions import TimeoutError as RedisTimeout
+
+            raise RedisTimeout("Redis did not confirm the subscription")
         finally:
             for channel in channels:
                 future = self._confirming.get(channel)
@@ -215,10 +216,12 @@ class RedisBus:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
             log.warning("room bus connection lost: %r", exc)
             for future in self._confirming.values():
                 if not future.done():
-                    future.set_exception(redis_errors.ConnectionError("the room bus connection was lost"))
+                    future.set_exception(RedisConnectionError("the room bus connection was lost"))
                     future.exception()  # the joiner re-raises it; nobody else must
             self._confirming.clear()
             if self._pubsub is pubsub:

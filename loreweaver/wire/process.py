@@ -8,7 +8,7 @@ import asyncio
 import gc
 import logging
 
-from loreweaver.wire.seats import OUTAGES
+from loreweaver.wire.seats import is_outage
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def report_outages_as_warnings(loop: asyncio.AbstractEventLoop) -> None:
 
     def handle(loop: asyncio.AbstractEventLoop, context: dict) -> None:
         failure = context.get("exception")
-        if isinstance(failure, OUTAGES):
+        if is_outage(failure):
             log.warning("%s: %r", context.get("message", "background task failed"), failure)
             return
         loop.default_exception_handler(context)

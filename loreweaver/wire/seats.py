@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import redis.exceptions
 from django.conf import settings
 from django.db.utils import InterfaceError, OperationalError
 
@@ -23,8 +23,16 @@ from rooms.models import AccessKey, Room
 
 log = logging.getLogger("loreweaver.wire.session")
 
-# Failures that mean Redis or the database is unreachable (docs/operations.md, "Faults").
-OUTAGES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OperationalError, InterfaceError)
+
+def is_outage(failure: BaseException | None) -> bool:
+    """Whether `failure` means that Redis or the database is unreachable
+    (docs/operations.md, "Faults")."""
+    if isinstance(failure, OperationalError | InterfaceError):
+        return True
+    # The Redis client is loaded only where Redis is used; until then none of its
+    # errors can have been raised (and the embedded profile's start skips its import).
+    errors = sys.modules.get("redis.exceptions")
+    return errors is not None and isinstance(failure, errors.ConnectionError | errors.TimeoutError)
 
 
 def log_stalled(connection_id: str, seat: Seat | None, *, frames: int, owed: int) -> None:
@@ -52,7 +60,7 @@ def queued_bytes(items: Iterable[object]) -> int:
 def log_failure(exc: Exception, message: str, *args: object) -> None:
     """Log a failure: a dependency that is away (Redis, the database) in one line, as the
     operator expects during an outage; anything else with its traceback, as a bug."""
-    if isinstance(exc, OUTAGES):
+    if is_outage(exc):
         log.warning(message + ": %r", *args, exc)
     else:
         log.exception(message, *args, exc_info=exc)

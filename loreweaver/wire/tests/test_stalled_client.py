@@ -22,7 +22,8 @@ from loreweaver.testing.servers import dedicated_server
 from rooms.keys import member_id_for
 
 LINE = "The rain does not stop. " * 160  # about 3,800 characters, under the 4,000 cap
-FLOOD = 1500  # about 6 MB per reader: far past every bound
+FLOOD = 1500  # at most about 6 MB per reader: far past every bound
+AFTER_THE_DROP = 64  # lines the room goes on after the drop (a send queue's worth)
 
 
 strict_server = dedicated_server(TRPG_TUI__SEND_QUEUE="64", TRPG_TUI__SEND_BUFFER_BYTES="65536")
@@ -56,8 +57,10 @@ def _stalled_websocket(ws_url: str, key: str) -> socket.socket:
     return sock
 
 
-async def _flood_and_watch(server, room, talker_key, watcher_key):
-    """Flood the room; return (the watcher's last presence, server RSS growth in bytes)."""
+async def _flood_and_watch(server, talker_key, watcher_key, stalled_name: str):
+    """Flood the room until the stalled member has been dropped and the room has gone on
+    for a send queue's worth of lines more; return (the presence frames the watcher saw,
+    server RSS growth in bytes)."""
     process = psutil.Process(server.pid)
     async with (
         await WsClient.connect(server.ws_url) as talker,
@@ -67,15 +70,20 @@ async def _flood_and_watch(server, room, talker_key, watcher_key):
         await watcher.join(watcher_key)
         before = process.memory_info().rss
         presence_seen = []
+        dropped_at = None
         for n in range(FLOOD):
             await talker.say(f"{n} {LINE}")
             while True:  # the watcher reads everything: the room keeps flowing for it
                 frame = await watcher.recv(timeout=10)
                 if frame["type"] == "presence":
                     presence_seen.append(frame)
+                    if dropped_at is None and stalled_name not in [p["name"] for p in frame["players"]]:
+                        dropped_at = n
                 if frame["type"] == "narrative":
                     assert frame["text"].startswith(f"{n} ")
                     break
+            if dropped_at is not None and n >= dropped_at + AFTER_THE_DROP:
+                break
         growth = process.memory_info().rss - before
     return presence_seen, growth
 
@@ -86,7 +94,7 @@ async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_serv
     stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Stuck", "Talker", "Watcher"))
     stalled = _stalled_websocket(strict_server.ws_url, stalled_key)
     try:
-        presence_seen, growth = await _flood_and_watch(strict_server, room, talker_key, watcher_key)
+        presence_seen, growth = await _flood_and_watch(strict_server, talker_key, watcher_key, "Stuck")
     finally:
         stalled.close()
     assert presence_seen, "the stalled member left the room's presence during the flood"
@@ -112,7 +120,7 @@ async def test_an_iroh_client_that_stops_reading_is_disconnected(strict_server, 
     stalled = await IrohClient.connect(strict_server.ticket)
     await stalled.join(stalled_key)  # ... and never reads again
     try:
-        presence_seen, growth = await _flood_and_watch(strict_server, room, talker_key, watcher_key)
+        presence_seen, growth = await _flood_and_watch(strict_server, talker_key, watcher_key, "Frozen")
     finally:
         await stalled.close()
     assert presence_seen, "the stalled member left the room's presence during the flood"
