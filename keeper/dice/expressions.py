@@ -16,12 +16,13 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-
-import d20
-import d20.expression
+from typing import TYPE_CHECKING
 
 from keeper.dice.roller import roller
 from loreweaver.i18n import _, say
+
+if TYPE_CHECKING:
+    import d20
 
 MAX_CHARS = 200
 MAX_NESTING = 20
@@ -107,6 +108,8 @@ def _check_terms(expr: str) -> None:
 
 def _faces(node: object, out: list[int]) -> list[int]:
     """Every face rolled, rerolled and exploded ones included, in order."""
+    import d20.expression
+
     if isinstance(node, d20.expression.Die):
         out.extend(int(value.number) for value in node.values)
         return out
@@ -162,6 +165,10 @@ def _evaluator() -> d20.Roller:
     its dice count afresh."""
     evaluator = getattr(_evaluators, "evaluator", None)
     if evaluator is None:
+        # The roller installs its source in d20 (loading d20) before d20 rolls a die.
+        roller()
+        import d20
+
         evaluator = _evaluators.evaluator = d20.Roller(context=d20.RollContext(max_rolls=MAX_DICE))
     return evaluator
 
@@ -177,8 +184,11 @@ def _roll_once(text: str) -> RollResult:
     fudge_faces: list[int] = []
     rollable = _roll_fudge(expr, fudge_faces)
     _check_terms(rollable)
+    evaluator = _evaluator()
+    import d20
+
     try:
-        result = _evaluator().roll(rollable)
+        result = evaluator.roll(rollable)
         total = int(result.total)  # evaluated lazily: division by zero surfaces here
     except d20.TooManyRolls:
         raise DiceError("too_many_dice", limit=MAX_DICE) from None

@@ -11,8 +11,6 @@ from __future__ import annotations
 import random
 import secrets
 
-import d20.expression
-
 
 class Roller:
     """Draws die faces; `Roller(seed=n)` is reproducible, `Roller()` is a CSPRNG."""
@@ -22,6 +20,10 @@ class Roller:
 
     def install(self) -> Roller:
         """Make this roller the source of every die in the process (d20's included)."""
+        # d20 is loaded with the first roll: building its grammar costs a tenth of a
+        # second of every process's start.
+        import d20.expression
+
         global _current
         _current = self
         d20.expression.random = self.source

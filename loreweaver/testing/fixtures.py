@@ -24,8 +24,8 @@ from loreweaver.testing.servers import (
 # in this order, then the rest in collection order: a worker that starts with one of
 # these is not left running it alone at the end. Refresh it from `--durations`.
 LONGEST_FIRST = [
-    "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
     "loreweaver/wire/tests/test_fuzzing.py",
+    "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
     "media_store/tests/test_large_files.py",
     "keeper/tests/test_campaign_memory.py",
     "loreweaver/table/tests/test_playing_in_the_browser.py",
