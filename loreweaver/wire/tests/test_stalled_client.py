@@ -57,6 +57,10 @@ def _stalled_websocket(ws_url: str, key: str) -> socket.socket:
     return sock
 
 
+def _names(presence: dict) -> list[str]:
+    return [player["name"] for player in presence["players"]]
+
+
 async def _flood_and_watch(server, talker_key, watcher_key, stalled_name: str):
     """Flood the room until the stalled member has been dropped and the room has gone on
     for a send queue's worth of lines more; return (the presence frames the watcher saw,
@@ -67,9 +71,11 @@ async def _flood_and_watch(server, talker_key, watcher_key, stalled_name: str):
         await WsClient.connect(server.ws_url) as watcher,
     ):
         await talker.join(talker_key)
-        await watcher.join(watcher_key)
+        joined = await watcher.join(watcher_key)
         before = process.memory_info().rss
-        presence_seen = []
+        presence_seen = [frame for frame in joined if frame["type"] == "presence"]
+        # A drop is the stalled member leaving a presence that held them.
+        present = any(stalled_name in _names(frame) for frame in presence_seen)
         dropped_at = None
         for n in range(FLOOD):
             await talker.say(f"{n} {LINE}")
@@ -77,7 +83,9 @@ async def _flood_and_watch(server, talker_key, watcher_key, stalled_name: str):
                 frame = await watcher.recv(timeout=10)
                 if frame["type"] == "presence":
                     presence_seen.append(frame)
-                    if dropped_at is None and stalled_name not in [p["name"] for p in frame["players"]]:
+                    if stalled_name in _names(frame):
+                        present = True
+                    elif present and dropped_at is None:
                         dropped_at = n
                 if frame["type"] == "narrative":
                     assert frame["text"].startswith(f"{n} ")
