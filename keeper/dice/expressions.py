@@ -108,14 +108,16 @@ def _check_terms(expr: str) -> None:
 
 def _faces(node: object, out: list[int]) -> list[int]:
     """Every face rolled, rerolled and exploded ones included, in order."""
-    import d20.expression
+    from d20.expression import Die, Set
 
-    if isinstance(node, d20.expression.Die):
-        out.extend(int(value.number) for value in node.values)
-        return out
-    members = node.values if isinstance(node, d20.expression.Set) else getattr(node, "children", [])
-    for member in members:
-        _faces(member, out)
+    def walk(node: object) -> None:
+        if isinstance(node, Die):
+            out.extend(int(value.number) for value in node.values)
+            return
+        for member in node.values if isinstance(node, Set) else getattr(node, "children", []):
+            walk(member)
+
+    walk(node)
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from loreweaver.testing.clients import WsClient, settle, until_idle
+from loreweaver.testing.clients import WsClient, ask, settle, system_answer, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, keeper_model, start_serve
 
@@ -36,16 +36,6 @@ def table(tmp_path, two_listeners):
     destroy_env(env)
 
 
-async def _reply(client: WsClient, line: str) -> str:
-    await client.say(line)
-    return (await client.expect("narrative", speaker="system"))["text"]
-
-
-async def _ask(client: WsClient, frame: dict, reply: str) -> dict:
-    await client.send(frame)
-    return await client.expect(reply, timeout=20)
-
-
 async def test_room_b_cannot_send_room_as_lines_to_an_endpoint_b_chose(table, two_listeners, room):
     operators, chosen_by_b = two_listeners
     env, room_b = table.env, room + "-b"
@@ -58,12 +48,12 @@ async def test_room_b_cannot_send_room_as_lines_to_an_endpoint_b_chose(table, tw
         await player_a.join(env.mint(room, "Pat"))
         await keeper_b.join(env.mint(room_b, "Bea", "keeper"))
 
-        switched = await _reply(keeper_b, f".model set openai b-model {chosen_by_b.url}")
+        switched = await system_answer(keeper_b, f".model set openai b-model {chosen_by_b.url}")
         assert "Switched (this room only)" in switched and "openai has no key yet" in switched
         await keeper_b.say(f".model key {ROOM_B_KEY}")
         saved = await keeper_b.expect("narrative", speaker="system")
         assert "this room" in saved["text"] and chosen_by_b.url in saved["text"]
-        config_b = await _ask(
+        config_b = await ask(
             keeper_b,
             {
                 "type": "admin_set_model",
@@ -77,14 +67,14 @@ async def test_room_b_cannot_send_room_as_lines_to_an_endpoint_b_chose(table, tw
         assert config_b["api_key_masked"].endswith("bbbb")
 
         # Room A still has the operator's model and key, and says it made no choice.
-        config_a = await _ask(keeper_a, {"type": "admin_get_config"}, "admin_config")
+        config_a = await ask(keeper_a, {"type": "admin_get_config"}, "admin_config")
         assert (config_a["provider"], config_a["chat_model"], config_a["base_url"]) == (
             "openai",
             "scripted-keeper",
             operators.url,
         )
         assert config_a["override_active"] is False and config_a["api_key_masked"].endswith("0000")
-        assert "scripted-keeper" in await _reply(player_a, ".model")
+        assert "scripted-keeper" in await system_answer(player_a, ".model")
         await settle(keeper_a)
 
         operators.script(Text("The lamp gutters in room A."))
@@ -106,7 +96,7 @@ async def test_room_b_cannot_send_room_as_lines_to_an_endpoint_b_chose(table, tw
 
         # B's key is B's: room A choosing the same endpoint does not get it.
         await settle(keeper_a)
-        preview = await _ask(
+        preview = await ask(
             keeper_a,
             {"type": "admin_list_models", "provider": "openai", "base_url": chosen_by_b.url},
             "admin_models",
@@ -116,6 +106,6 @@ async def test_room_b_cannot_send_room_as_lines_to_an_endpoint_b_chose(table, tw
         assert ROOM_B_KEY not in str(operators.requests)
 
         # B going back to the server's model changes nothing for A either.
-        assert "scripted-keeper" in await _reply(keeper_b, ".model reset")
-        config_a = await _ask(keeper_a, {"type": "admin_get_config"}, "admin_config")
+        assert "scripted-keeper" in await system_answer(keeper_b, ".model reset")
+        config_a = await ask(keeper_a, {"type": "admin_get_config"}, "admin_config")
         assert config_a["base_url"] == operators.url and config_a["override_active"] is False

@@ -12,7 +12,7 @@ import datetime
 
 import pytest
 
-from loreweaver.testing.clients import WsClient, settle, until_idle
+from loreweaver.testing.clients import WsClient, ask, settle, system_answer, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text
 from loreweaver.testing.servers import (
     _database,
@@ -45,16 +45,6 @@ def listener():
 policy_server = dedicated_server()
 
 
-async def _reply(client: WsClient, line: str) -> str:
-    await client.say(line)
-    return (await client.expect("narrative", speaker="system"))["text"]
-
-
-async def _ask(client: WsClient, frame: dict, reply: str) -> dict:
-    await client.send(frame)
-    return await client.expect(reply, timeout=20)
-
-
 async def _answer(client: WsClient, frame: dict) -> dict:
     """The admin reply to `frame`, whichever it is (`admin_models` or `admin_error`)."""
     await client.send(frame)
@@ -68,32 +58,32 @@ async def test_the_metadata_address_is_refused_in_every_spelling(policy_server, 
     async with await WsClient.connect(policy_server.ws_url) as keeper:
         await keeper.join(policy_server.env.mint(room, "Kay", "keeper"))
         for url in METADATA:
-            refused = await _reply(keeper, f".model set openai x {url}")
+            refused = await system_answer(keeper, f".model set openai x {url}")
             assert "does not connect to" in refused and "link-local" in refused, (url, refused)
-            error = await _ask(
+            error = await ask(
                 keeper, {"type": "admin_set_model", "provider": "openai", "base_url": url}, "admin_error"
             )
             assert error["code"] == "endpoint_refused" and "link-local" in error["message"], url
-            error = await _ask(
+            error = await ask(
                 keeper, {"type": "admin_list_models", "provider": "ollama", "base_url": url}, "admin_error"
             )
             assert error["code"] == "endpoint_refused", url
-            error = await _ask(
+            error = await ask(
                 keeper,
                 {"type": "admin_set_imagegen", "provider": "openai", "model": "paint", "base_url": url},
                 "admin_error",
             )
             assert error["code"] == "endpoint_refused", url
-        refused = await _reply(keeper, ".model set openai x http://user:secret@api.openai.com/v1")
+        refused = await system_answer(keeper, ".model set openai x http://user:secret@api.openai.com/v1")
         assert "user name or password" in refused and "secret" not in refused
-        config = await _ask(keeper, {"type": "admin_get_config"}, "admin_config")
+        config = await ask(keeper, {"type": "admin_get_config"}, "admin_config")
     assert config["override_active"] is False and config["provider"] == "offline", "nothing was saved"
 
 
 async def test_a_refusal_is_said_in_the_keepers_language(policy_server, room):
     async with await WsClient.connect(policy_server.ws_url) as keeper:
         await keeper.join(policy_server.env.mint(room, "Kay", "keeper"), locale="zh")
-        refused = await _reply(keeper, ".model set openai x http://169.254.169.254/v1")
+        refused = await system_answer(keeper, ".model set openai x http://169.254.169.254/v1")
     assert "169.254.169.254:80" in refused and "链路本地" in refused
 
 
@@ -102,7 +92,7 @@ async def test_loopback_is_the_operators_on_the_hosted_profile(policy_server, li
     async with await WsClient.connect(policy_server.ws_url) as keeper:
         await keeper.join(policy_server.env.mint(room, "Kay", "keeper"))
         for url in (listener.url, f"http://localhost:{port}/v1"):
-            said = await _reply(keeper, f".model set vllm local-model {url}")
+            said = await system_answer(keeper, f".model set vllm local-model {url}")
             listed = await _answer(keeper, {"type": "admin_list_models", "provider": "vllm", "base_url": url})
             if hosted_profile():
                 assert "loopback addresses are for the operator only" in said, said
@@ -123,14 +113,14 @@ async def test_the_operator_can_let_rooms_use_a_loopback_endpoint(tmp_path, list
     try:
         async with await WsClient.connect(server.ws_url) as keeper:
             await keeper.join(env.mint(room, "Kay", "keeper"))
-            assert "Switched" in await _reply(keeper, f".model set vllm local-model {listener.url}")
-            listed = await _ask(keeper, {"type": "admin_list_models"}, "admin_models")
+            assert "Switched" in await system_answer(keeper, f".model set vllm local-model {listener.url}")
+            listed = await ask(keeper, {"type": "admin_list_models"}, "admin_models")
             assert listed["models"] == ["local-model"]
             await settle(keeper)
             listener.script(Text("The local model answers."))
             await keeper.say("Hello, local model.")
             assert "The local model answers." in str(await until_idle(keeper))
-            refused = await _reply(keeper, ".model set openai x http://169.254.169.254/v1")
+            refused = await system_answer(keeper, ".model set openai x http://169.254.169.254/v1")
             assert "link-local" in refused, "never allowed, whatever the list says"
     finally:
         server.stop()

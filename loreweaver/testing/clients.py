@@ -244,6 +244,18 @@ async def settle(client: Client) -> None:
     await client.collect_until("pong")
 
 
+async def system_answer(client: Client, line: str) -> str:
+    """Say `line` (a dot command) and return the system's answer to it."""
+    await client.say(line)
+    return (await client.expect("narrative", speaker="system"))["text"]
+
+
+async def ask(client: Client, frame: dict, reply: str, timeout: float = 20) -> dict:
+    """Send `frame` and return the first frame of type `reply` that follows."""
+    await client.send(frame)
+    return await client.expect(reply, timeout=timeout)
+
+
 async def until_idle(client: Client, timeout: float = 20) -> list[dict]:
     """Every frame up to and including the `turn_status idle` that ends a Keeper turn."""
     frames = []

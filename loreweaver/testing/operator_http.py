@@ -11,7 +11,25 @@ import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
 
-from loreweaver.testing.servers import ServerProcess
+from loreweaver.testing.servers import ServerEnv, ServerProcess
+
+
+def create_superuser(env: ServerEnv) -> tuple[str, str]:
+    """A new staff login in `env`'s database, made as an operator makes one
+    (`manage.py createsuperuser`): its user name and password."""
+    username, password = f"op{secrets.token_hex(3)}", secrets.token_urlsafe(16)
+    result = env.manage(
+        "createsuperuser",
+        "--noinput",
+        "--username",
+        username,
+        "--email",
+        f"{username}@example.com",
+        DJANGO_SUPERUSER_PASSWORD=password,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr)
+    return username, password
 
 
 class OperatorSession:
@@ -19,19 +37,7 @@ class OperatorSession:
 
     def __init__(self, server: ServerProcess) -> None:
         self.base = server.ws_url.replace("ws://", "http://").rstrip("/")
-        password = secrets.token_urlsafe(16)
-        username = f"op{secrets.token_hex(3)}"
-        result = server.env.manage(
-            "createsuperuser",
-            "--noinput",
-            "--username",
-            username,
-            "--email",
-            f"{username}@example.com",
-            DJANGO_SUPERUSER_PASSWORD=password,
-        )
-        if result.returncode != 0:
-            raise RuntimeError(result.stderr)
+        username, password = create_superuser(server.env)
         self.cookies = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
         page = self.get("/admin/login/")

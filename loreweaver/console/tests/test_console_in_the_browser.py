@@ -6,12 +6,12 @@ its copy button, and the model page. Screenshots go to `build/screens/`
 from __future__ import annotations
 
 import json
-import secrets
 
 import pytest
 from websockets.sync.client import connect
 
 from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import room_id_of
 
 SIZES = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 390, "height": 844}}
@@ -22,18 +22,7 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def operator(server):
     """A staff login's user name and password on the test server."""
-    name, password = f"op{secrets.token_hex(3)}", secrets.token_urlsafe(16)
-    made = server.env.manage(
-        "createsuperuser",
-        "--noinput",
-        "--username",
-        name,
-        "--email",
-        f"{name}@example.com",
-        DJANGO_SUPERUSER_PASSWORD=password,
-    )
-    assert made.returncode == 0, made.stderr
-    return name, password
+    return create_superuser(server.env)
 
 
 def _logged_in(browser, server, operator, viewport):

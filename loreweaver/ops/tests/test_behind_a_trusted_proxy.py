@@ -15,6 +15,7 @@ import urllib.request
 from http.cookiejar import CookieJar
 
 from loreweaver.ops.forwarded import UNKNOWN, client_address, networks
+from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import dedicated_server
 
 TOKEN = secrets.token_urlsafe(24)
@@ -91,17 +92,7 @@ def test_readyz_tells_a_stranger_what_is_down_and_a_trusted_caller_why(proxied_s
 
 
 def test_one_addresss_wrong_passwords_do_not_lock_out_the_operators_address(proxied_server):
-    username, password = f"op{secrets.token_hex(3)}", secrets.token_urlsafe(16)
-    made = proxied_server.env.manage(
-        "createsuperuser",
-        "--noinput",
-        "--username",
-        username,
-        "--email",
-        "op@example.org",
-        DJANGO_SUPERUSER_PASSWORD=password,
-    )
-    assert made.returncode == 0, made.stderr
+    username, password = create_superuser(proxied_server.env)
     attacker = _Browser(proxied_server, ATTACKER)
     answers = [attacker.login(username, "wrong") for _ in range(5)]
     assert answers[-1] == 429 and attacker.login(username, password) == 429, "that address is locked out"
