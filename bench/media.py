@@ -3,8 +3,11 @@
 Uploads (offer, PUT, stored and announced) and downloads (GET) files of each size
 through this server over both carriers, and copies the same bytes in the same run over
 two baselines: a raw loopback TCP socket, and a bare Iroh stream between two endpoints
-(no server, no protocol), which shows what the QUIC library itself manages here.
-Prints MB/s for each and the ratios; compare ratios across machines.
+(no server, no protocol), which shows what the QUIC library itself manages here. The
+bare stream runs twice: with the one-copy write this server installs into the Iroh
+binding (`loreweaver/wire/iroh_bytes.py`), and with the binding's own byte-by-byte
+loop, to show what that replacement is worth. Prints MB/s for each and the ratios;
+compare ratios across machines.
 
     python bench/media.py            # 8 MiB and 100 MiB
     python bench/media.py --quick    # 1 MiB and 4 MiB (the CI run)
@@ -54,10 +57,20 @@ def raw_copy_rate(data: bytes) -> float:
     return len(data) / MIB / elapsed
 
 
-async def raw_iroh_rate(data: bytes) -> float:
-    """MB/s of one bare Iroh stream carrying `data` between two loopback endpoints."""
+async def raw_iroh_rate(data: bytes, *, binding_loop: bool = False) -> float:
+    """MB/s of one bare Iroh stream carrying `data` between two loopback endpoints; with
+    `binding_loop`, through the binding's own byte-by-byte copy."""
     import iroh
-    from iroh import Endpoint, EndpointOptions, RelayMode
+    from iroh import Endpoint, EndpointOptions, RelayMode, iroh_ffi
+
+    from loreweaver.wire import iroh_bytes
+
+    if binding_loop:
+        iroh_ffi._UniffiRustBufferBuilder.write = iroh_bytes.library_write()
+        try:
+            return await raw_iroh_rate(data)
+        finally:
+            iroh_ffi._UniffiRustBufferBuilder.write = iroh_bytes._write
 
     alpn = b"bench/1"
 
@@ -115,11 +128,13 @@ def main() -> None:
 
     env = create_env(Path(tempfile.mkdtemp(prefix="media-")), hosted=hosted_profile())
     server = start_serve(env)
-    rows = []
+    rows, loops = [], []
     try:
         for size in sizes:
             data = b"ID3\x04" + os.urandom(size * MIB - 4)
             baseline = {"ws": raw_copy_rate(data), "iroh": asyncio.run(raw_iroh_rate(data))}
+            looped = asyncio.run(raw_iroh_rate(data, binding_loop=True))
+            loops.append((size, looped, baseline["iroh"]))
             for carrier in ("ws", "iroh"):
                 put_rate, get_rate = asyncio.run(
                     carrier_rates(server, carrier, data, f"bench-{size}-{carrier}")
@@ -136,6 +151,12 @@ def main() -> None:
         print(
             f"  {size:4d} MiB {carrier:4s}  PUT {put_rate:8.1f} MB/s  GET {get_rate:8.1f} MB/s"
             f"  baseline {raw:8.1f} MB/s  ratio PUT {put_rate / raw:.3f} GET {get_rate / raw:.3f}"
+        )
+    print("  bare Iroh stream: the binding's own byte loop against the one copy installed here")
+    for size, looped, copied in loops:
+        print(
+            f"  {size:4d} MiB  loop {looped:8.1f} MB/s  one copy {copied:8.1f} MB/s"
+            f"  ratio {copied / looped:.1f}"
         )
 
 

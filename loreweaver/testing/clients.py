@@ -16,6 +16,12 @@ import iroh
 import websockets
 from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode
 
+from loreweaver.wire import iroh_bytes
+
+# The test clients hand bytes to the Iroh library as the server does (one copy, not a
+# Python loop per byte), so a transfer measures the server, not the client's binding.
+iroh_bytes.install()
+
 ALPN = b"loreweaver/tui/1"
 DEFAULT_TIMEOUT = 10.0
 

@@ -20,10 +20,11 @@ from pathlib import Path
 import iroh
 from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
 
-from loreweaver.wire import media_channel, self_update
+from loreweaver.wire import iroh_bytes, media_channel, self_update
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
 
 log = logging.getLogger(__name__)
+iroh_bytes.install()
 
 ALPN = b"loreweaver/tui/1"
 LINE_LIMIT = 1024 * 1024

@@ -58,8 +58,7 @@ def big_file() -> bytes:
     return b"ID3\x04" + os.urandom(SIZE - 4)
 
 
-# Memory and bytes do not depend on the database: one profile is enough, and the Iroh
-# library's loopback speed (about 3 MB/s here) makes this the slowest test.
+# Memory and bytes do not depend on the database: one profile is enough.
 @pytest.mark.skipif(hosted_profile(), reason="runs on the embedded profile")
 @pytest.mark.parametrize("carrier", ["iroh", "ws"])
 async def test_a_100_mib_file_round_trips_within_bounded_memory(media_server, room, carrier, big_file):
