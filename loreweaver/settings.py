@@ -335,6 +335,8 @@ TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)
 TRPG_LLM_RETRIES = env_int("TRPG_LLM__RETRIES", 2, minimum=0)
 # Tool rounds one Keeper turn may run before it must answer.
 TRPG_LLM_MAX_ROUNDS = env_int("TRPG_LLM__MAX_ROUNDS", 8, minimum=1)
+# Seconds between the pieces the offline and sample Keepers stream (a model's pace).
+TRPG_OFFLINE_STREAM_PAUSE = env_float("TRPG_OFFLINE__STREAM_PAUSE", 0.01, minimum=0.0)
 # The image endpoint (OpenAI-compatible images API) that draws portraits (`.avatar gen`)
 # and the Keeper's scenes; `admin_set_imagegen` overrides it at run time.
 TRPG_IMAGEGEN_PROVIDER = env_str("TRPG_IMAGEGEN__PROVIDER").lower()

@@ -11,7 +11,6 @@ module's title, names), never a secret.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -25,8 +24,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from keeper import game
-from keeper.kp.sample import CHUNK_PAUSE, chunks
-from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
+from keeper.kp.sample import streamed
+from keeper.llm.client import StreamEvent, ToolCall, ToolCalls
 from keeper.models import Npc, Story
 from rooms.models import Speaker, TranscriptEntry
 
@@ -137,9 +136,8 @@ class OfflineKeeper:
                 text = self._say(scene, book["first_time"]) + "\n\n" + text
         else:
             text, call = self._closing(scene, messages), None
-        for piece in chunks(text):
-            await asyncio.sleep(CHUNK_PAUSE)
-            yield TextDelta(piece)
+        async for piece in streamed(text):
+            yield piece
         if call is not None:
             name, arguments = call
             yield ToolCalls(

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
@@ -28,7 +29,6 @@ from rooms.models import TranscriptEntry, TurnEvent
 GUIDED_ACTIONS = ("Start the built-in sample adventure", "开始内置示例冒险")
 MODULE_ID = "sample"
 CHUNK_WORDS = 3
-CHUNK_PAUSE = 0.01  # seconds between pieces: streamed like a model, without the wait
 
 
 TITLE = _("The Lamp at Gull Rock")
@@ -253,6 +253,14 @@ def chunks(text: str) -> list[str]:
     ]
 
 
+async def streamed(text: str) -> AsyncIterator[TextDelta]:
+    """`text` as a model streams it: a few words at a time, `TRPG_OFFLINE__STREAM_PAUSE`
+    seconds apart (a pause of 0 still hands each piece over on its own)."""
+    for piece in chunks(text) if text else ():
+        await asyncio.sleep(settings.TRPG_OFFLINE_STREAM_PAUSE)
+        yield TextDelta(piece)
+
+
 class SampleKeeper:
     """The scripted Keeper of the sample adventure (see the module docstring)."""
 
@@ -290,9 +298,8 @@ class SampleKeeper:
         if step.after:
             verdict = "success" if "(success)" in str(messages[-1].get("content", "")) else "failure"
             text = (say(locale, step.after[verdict]) + "\n\n" + text).strip()
-        for piece in chunks(text) if text else ():
-            await asyncio.sleep(CHUNK_PAUSE)
-            yield TextDelta(piece)
+        async for piece in streamed(text):
+            yield piece
         if step.tool is None:
             await database_sync_to_async(self._advance)()
             return

@@ -33,6 +33,7 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
         ("TRPG_TUI__MAX_CONNECTIONS", "lots"),
         ("TRPG_TUI__MAX_CONNECTIONS", "0"),
         ("TRPG_LOCALE", "fr"),
+        ("TRPG_OFFLINE__STREAM_PAUSE", "-1"),
         ("TRPG_IROH__RELAY", "maybe"),
         ("DATABASE_URL", "mysql://db/table"),
         ("REDIS_URL", "localhost:6379"),

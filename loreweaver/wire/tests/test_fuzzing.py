@@ -25,8 +25,13 @@ CAP = 4
 # The whole cap may shake hands at once: the test connects it all before joining. Over
 # Iroh an empty case is a blank line, which the server skips while it waits for the
 # join, so that case ends with join_timeout: after two seconds, not the default ten.
+# The offline Keeper streams without its model-like pauses: the thousands of turns the
+# cases start would otherwise wait about half a minute in them.
 fuzz_server = dedicated_server(
-    TRPG_TUI__MAX_CONNECTIONS=str(CAP), TRPG_TUI__HANDSHAKE_CONNECTIONS=str(CAP), TRPG_TUI__JOIN_TIMEOUT="2"
+    TRPG_TUI__MAX_CONNECTIONS=str(CAP),
+    TRPG_TUI__HANDSHAKE_CONNECTIONS=str(CAP),
+    TRPG_TUI__JOIN_TIMEOUT="2",
+    TRPG_OFFLINE__STREAM_PAUSE="0",
 )
 
 
