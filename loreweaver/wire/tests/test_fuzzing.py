@@ -21,6 +21,8 @@ from loreweaver.wire.tests.fuzz_frames import Case, FrameFuzzer
 FRAMES = int(os.environ.get("TRPG_FUZZ_FRAMES", "10000"))
 SEED = int(os.environ.get("TRPG_FUZZ_SEED", "2026"))
 CAP = 4
+SYNC_EVERY = 400
+SYNC = 10**15  # above the pings' `t` among the cases
 
 # The whole cap may shake hands at once: the test connects it all before joining. Over
 # Iroh an empty case is a blank line, which the server skips while it waits for the
@@ -96,6 +98,11 @@ async def test_fuzzed_messages_break_nothing(fuzz_server, room, carrier):
                 assert close_code in (None, 1000, 1009), (seed, number, case, close_code)
             else:
                 await _send(fuzzer, case)
+            if number % SYNC_EVERY == SYNC_EVERY - 1:
+                # A client that leaves a thousand frames unread is dropped as stalled
+                # (docs/operations.md): read up to here before sending more.
+                await fuzzer.send({"type": "ping", "t": SYNC + number})
+                await _arrival(replies, reader, lambda r, t=SYNC + number: r.get("t") == t, timeout=60)
         await fuzzer.send({"type": "ping", "t": 42})
         # Inputs are played in order: once this line is back, every fuzzed input was played.
         await fuzzer.say(f"the end of seed {seed}")

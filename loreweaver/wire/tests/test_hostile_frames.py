@@ -13,6 +13,8 @@ from loreweaver.testing.clients import WsClient, connect
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.tests.hostile_frames import corpus
 
+WINDOW = 200
+
 
 async def test_a_joined_connection_survives_the_hostile_corpus(server, room, carrier):
     key = server.env.mint(room, "Mallory")
@@ -24,15 +26,22 @@ async def test_a_joined_connection_survives_the_hostile_corpus(server, room, car
     async with await connect(carrier, server) as client:
         await client.join(key)
         replies: list[dict] = []
+        answered = asyncio.Event()
 
         async def read_replies():
             while len(replies) < len(cases):
                 frame = await client.recv(timeout=30)
                 if frame["type"] not in ("state", "presence"):
                     replies.append(frame)
+                    answered.set()
 
         reader = asyncio.create_task(read_replies())
-        for text, _code in cases:
+        for sent, (text, _code) in enumerate(cases):
+            # A client that sends a thousand frames without reading the answers is dropped
+            # as stalled (docs/operations.md): keep at most WINDOW answers outstanding.
+            while sent - len(replies) >= WINDOW and not reader.done():
+                answered.clear()
+                await asyncio.wait_for(answered.wait(), 30)
             await client.send(text)
         await asyncio.wait_for(reader, 120)
         got = [reply.get("code", reply["type"]) for reply in replies]
