@@ -26,16 +26,18 @@ from loreweaver.testing.servers import (
 LONGEST_FIRST = [
     "loreweaver/wire/tests/test_fuzzing.py",
     "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
-    "media_store/tests/test_large_files.py",
+    "loreweaver/ops/tests/test_health_and_safe_defaults.py",
+    "loreweaver/console/tests/test_console_in_the_browser.py",
     "keeper/tests/test_campaign_memory.py",
     "loreweaver/table/tests/test_playing_in_the_browser.py",
-    "loreweaver/console/tests/test_console_in_the_browser.py",
-    "loreweaver/table/tests/test_the_table_honours_an_operators_disconnect.py",
     "loreweaver/wire/tests/test_hosted_faults.py",
+    "rooms/tests/test_keys_on_disk.py",
+    "loreweaver/table/tests/test_the_table_honours_an_operators_disconnect.py",
+    "loreweaver/wire/tests/test_handshake_failures.py",
     "rooms/tests/test_backups_reach_s3.py",
     "packs/tests/test_hooks_at_the_table.py",
-    "loreweaver/tests/test_the_two_commands.py",
     "loreweaver/wire/tests/test_wrong_keys_from_one_address_leave_room_for_the_right_one.py",
+    "loreweaver/wire/tests/test_limits_before_join.py",
 ]
 
 
