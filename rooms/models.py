@@ -9,6 +9,25 @@ from django.db import models
 
 from loreweaver import frames
 
+# The genres the SideQuest web client has a look for (docs/sidequest.md, "Genres"): it
+# refuses to draw any other, so a room is shown to it under one of these.
+SIDEQUEST_GENRES = (
+    "caverns_and_claudes",
+    "elemental_harmony",
+    "heavy_metal",
+    "low_fantasy",
+    "mutant_wasteland",
+    "neon_dystopia",
+    "pulp_noir",
+    "road_warrior",
+    "space_opera",
+    "spaghetti_western",
+    "victoria",
+)
+# A room's genre when its operator chose none: from its rule system.
+SIDEQUEST_GENRE_OF_SYSTEM = {"coc7": "pulp_noir", "dnd5e": "low_fantasy"}
+SIDEQUEST_GENRE_FALLBACK = "low_fantasy"
+
 
 class Room(models.Model):
     """A table. Players join it with an access key bound to its name."""
@@ -17,6 +36,14 @@ class Room(models.Model):
     # Open to any name: a SideQuest client may join it without a key, as a player.
     open_to_all = models.BooleanField(
         default=False, help_text="SideQuest clients may join without a key, as players, under any name"
+    )
+    # The SideQuest genre the room is listed under; empty: from the rule system.
+    sidequest_genre = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        choices=[(slug, slug) for slug in SIDEQUEST_GENRES],
+        help_text="the SideQuest web client's genre for this room; empty: from its rule system",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

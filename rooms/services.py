@@ -19,7 +19,17 @@ from django.utils import timezone
 
 from loreweaver.i18n import Refusal, _
 from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
-from rooms.models import AccessKey, Audience, Purpose, Role, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.models import (
+    SIDEQUEST_GENRES,
+    AccessKey,
+    Audience,
+    Purpose,
+    Role,
+    Room,
+    Speaker,
+    TranscriptEntry,
+    TurnEvent,
+)
 
 ROOM_NAME_MAX = 64
 NAME_MAX = 64
@@ -469,3 +479,12 @@ def turn_event_record(
 ) -> TurnEvent:
     """Record one dice/npc frame right after the transcript line it followed live."""
     return turn_events_record(room=room, events=[(frame, audience, member_id)])[0]
+
+
+def set_sidequest_genre(room: Room, genre: str) -> None:
+    """List `room` under the SideQuest genre `genre` ("" for its rule system's);
+    refuses a genre the SideQuest client has no look for."""
+    if genre and genre not in SIDEQUEST_GENRES:
+        raise Refusal(_("The SideQuest client has no look for the genre {genre}."), genre=genre)
+    room.sidequest_genre = genre
+    room.save(update_fields=["sidequest_genre"])

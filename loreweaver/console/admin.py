@@ -126,6 +126,7 @@ class RoomAdmin(ReadOnlyAdmin):
     readonly_fields = [
         "name",
         "open_to_all",
+        "sidequest_genre_control",
         "created_at",
         "online_now",
         "room_actions",
@@ -234,6 +235,9 @@ class RoomAdmin(ReadOnlyAdmin):
                 name="rooms_room_disconnect",
             ),
             path(
+                "<int:room_id>/genre/", self.admin_site.admin_view(self.genre_view), name="rooms_room_genre"
+            ),
+            path(
                 "<int:room_id>/revoke/<str:member_id>/",
                 self.admin_site.admin_view(self.revoke_view),
                 name="rooms_room_revoke",
@@ -297,6 +301,15 @@ class RoomAdmin(ReadOnlyAdmin):
             + "To keep them out for good, revoke their key.",
         )
         return HttpResponseRedirect(back)
+
+    def genre_view(self, request: HttpRequest, room_id: int) -> HttpResponse:
+        """Set the SideQuest genre the room is listed under (POST from the room page)."""
+        room = self.get_object(request, str(room_id))
+        if room is None:
+            raise Http404("no such room")
+        if request.method == "POST" and (changed := room_page.set_genre(request, room)):
+            self.log_change(request, room, changed)
+        return HttpResponseRedirect(reverse("admin:rooms_room_change", args=[room.pk]))
 
     def revoke_view(self, request: HttpRequest, room_id: int, member_id: str) -> HttpResponse:
         room = self.get_object(request, str(room_id))
@@ -432,6 +445,10 @@ class RoomAdmin(ReadOnlyAdmin):
     @admin.display(description="actions")
     def room_actions(self, room: Room) -> str:
         return room_page.actions_html(room)
+
+    @admin.display(description="SideQuest genre")
+    def sidequest_genre_control(self, room: Room) -> str:
+        return room_page.genre_html(room)
 
     @admin.display(description="keys")
     def room_keys(self, room: Room) -> str:

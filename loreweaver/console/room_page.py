@@ -3,12 +3,16 @@ of the room's actions, its keys with "mint for this room", and its backups."""
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from loreweaver.i18n import Refusal
 from loreweaver.wire import coordination
-from rooms import backups
-from rooms.models import Room
+from loreweaver.wire.sidequest_table import genre_of
+from rooms import backups, services
+from rooms.models import SIDEQUEST_GENRES, Room
 
 CARRIERS = {"ws": "WebSocket", "iroh": "Iroh", "sidequest": "SideQuest (web)"}
 # The room page's buttons: the list's actions, for this room.
@@ -60,6 +64,39 @@ def actions_html(room: Room) -> str:
         ((reverse("admin:rooms_room_changelist"), action, label) for action, label in ROOM_PAGE_ACTIONS),
     )
     return format_html("<input type='hidden' name='_selected_action' value='{}'>{}", room.pk, buttons)
+
+
+def genre_html(room: Room) -> str:
+    """The SideQuest genre the room is listed under, and a control that changes it."""
+    default = genre_of(room, chosen="")
+    options = format_html_join(
+        "",
+        "<option value='{}'{}>{}</option>",
+        (
+            (slug, " selected" if slug == room.sidequest_genre else "", label)
+            for slug, label in [("", f"from the rule system ({default})")]
+            + [(slug, slug) for slug in SIDEQUEST_GENRES]
+        ),
+    )
+    return format_html(
+        "<select name='sidequest_genre' aria-label='SideQuest genre'>{}</select> "
+        "<button type='submit' class='button' formaction='{}'>Set the genre</button>",
+        options,
+        reverse("admin:rooms_room_genre", args=[room.pk]),
+    )
+
+
+def set_genre(request: HttpRequest, room: Room) -> str:
+    """Apply the genre the room page posted, telling the operator how it went; the
+    change to log ("" when refused)."""
+    try:
+        services.set_sidequest_genre(room, request.POST.get("sidequest_genre", ""))
+    except Refusal as refused:
+        messages.error(request, refused.message("en"))
+        return ""
+    genre = room.sidequest_genre or "the rule system's genre"
+    messages.success(request, f"SideQuest clients now see {room.name} under {genre}.")
+    return f"SideQuest genre set to {genre}."
 
 
 def keys_html(room: Room) -> str:

@@ -28,7 +28,10 @@ from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
 from loreweaver.wire.sidequest_table import (
+    CREATION_STEPS,
     character_state,
+    creation_answer,
+    creation_confirmation,
     creation_scene,
     dice_line,
     footnotes,
@@ -83,6 +86,9 @@ class SideQuestConsumer(WebSocketCarrier):
         self.creation: dict | None = None
         self.lore_before = 0  # the room's newest lore entry when my turn began
         self.you: dict = {}
+        # The join's replay arrives before the first `state`: held, and told after the
+        # connect's answer (the client clears its story when `ready` comes).
+        self.held: list[dict] | None = []
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
         # Before the accept, so it holds from the first message: a message over the cap
         # (never lifted here: no contract message comes near it) is refused in the
@@ -161,7 +167,10 @@ class SideQuestConsumer(WebSocketCarrier):
 
     async def _connect(self, connect: Connect) -> None:
         if self.connect_sent:
-            await self._error("Already connected.")
+            # The client may send its connect again on the same socket (the contract-era
+            # client does, 300 ms after the first): it is answered as the first was.
+            if self.session.seat is not None and self.state is not None:
+                await self._greet(again=True)
             return
         key = connect.key or self.query_key
         if not key and connect.world and connect.player_name.strip():
@@ -250,45 +259,60 @@ class SideQuestConsumer(WebSocketCarrier):
         if self.creation is None:
             await self._error("There is no character creation under way.")
             return
-        choice = creation.choice.strip()
-        step = self.creation["step"]
-        if step < 3:
-            if not choice:
-                await self._send(message("CHARACTER_CREATION", creation_scene(step)))
+        answers, step = self.creation, self.creation["step"]
+        if creation.action == "back":
+            if step == 0:
+                await self._refuse(_("This is the first scene: there is nothing to go back to."))
                 return
-            self.creation[("name", "pronouns", "backstory")[step]] = choice[: 64 if step == 0 else 2000]
-            self.creation["step"] = step + 1
-            if step + 1 < 3:
-                await self._send(message("CHARACTER_CREATION", creation_scene(step + 1)))
-                return
-            preview = {key: self.creation[key] for key in ("name", "pronouns", "backstory")}
-            await self._send(
-                message(
-                    "CHARACTER_CREATION",
-                    {
-                        "phase": "confirmation",
-                        "prompt": "Is this your character?",
-                        "character_preview": preview,
-                        "choices": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}],
-                    },
-                )
-            )
+            answers["step"] = step - 1
+            await self._creation_step()
             return
-        if choice.lower() not in ("yes", "y", "是"):
-            self.creation = {"step": 0}
-            await self._send(message("CHARACTER_CREATION", creation_scene(0)))
+        if creation.action == "edit":
+            if creation.target is None or creation.target >= len(CREATION_STEPS):
+                await self._refuse(_("Name a scene to edit, from 0 to {last}."), last=len(CREATION_STEPS) - 1)
+                return
+            answers["step"] = creation.target
+            await self._creation_step()
+            return
+        choice = creation.choice.strip()
+        if step < len(CREATION_STEPS):
+            answer = creation_answer(step, choice) if choice else ""
+            if answer is None:
+                count = len(creation_scene(step)["choices"])
+                await self._refuse(_("Choose one of 1 to {count}, or type your own."), count=count)
+                return
+            if answer:
+                answers[CREATION_STEPS[step]] = answer
+                # On to the next scene not answered yet (after an edit, the rest are kept).
+                later = [
+                    i for i in range(step + 1, len(CREATION_STEPS)) if not answers.get(CREATION_STEPS[i])
+                ]
+                answers["step"] = later[0] if later else len(CREATION_STEPS)
+            await self._creation_step()
+            return
+        if choice.lower() in ("2", "no", "n", "否"):
+            answers["step"] = 0  # start over, each answer offered again
+            await self._creation_step()
+            return
+        if choice.lower() not in ("1", "yes", "y", "是", ""):
+            await self._refuse(_("Answer 1 (Yes) to make this character, or 2 (No) to start over."))
             return
         seat = self.session.seat
         made = await database_sync_to_async(make_character)(
-            seat.room_id,
-            seat.member.member_id,
-            self.creation["name"],
-            self.creation["pronouns"],
-            self.creation["backstory"],
+            seat.room_id, seat.member.member_id, answers["name"], answers["pronouns"], answers["backstory"]
         )
         self.creation = None
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
         await hub.publish_state_refresh(seat.room_id)
+
+    async def _creation_step(self) -> None:
+        """The scene creation is at, or the confirmation once every scene is answered."""
+        answers = self.creation or {}
+        step = answers.get("step", 0)
+        if step < len(CREATION_STEPS):
+            await self._send(message("CHARACTER_CREATION", creation_scene(step, answers)))
+        else:
+            await self._send(message("CHARACTER_CREATION", creation_confirmation(answers)))
 
     # --- the table's frames -----------------------------------------------------
 
@@ -304,6 +328,9 @@ class SideQuestConsumer(WebSocketCarrier):
 
     async def _tell(self, frame: dict) -> None:
         kind = frame.get("type")
+        if self.held is not None and kind in ("narrative", "dice", "media"):
+            self.held.append(frame)
+            return
         if kind == "welcome":
             self.you = frame["you"]
             # Footnotes count as new only for facts established after the join.
@@ -339,11 +366,13 @@ class SideQuestConsumer(WebSocketCarrier):
             )
         )
 
-    async def _narrative(self, frame: dict) -> None:
+    async def _narrative(self, frame: dict, *, replayed: bool = False) -> None:
         text, speaker = frame.get("text", ""), frame.get("speaker")
         if not text:
             return
         if speaker == "player":
+            if replayed and frame.get("name") == self.you.get("name"):
+                return  # my own lines: the client keeps them itself, as I typed them
             mine = self.mine is not None and frame.get("name") == self.you.get("name")
             if mine and (text == self.mine or self.mine.startswith(".")):
                 self.mine_seen = True  # my own action, echoed: not narrated back to me
@@ -359,7 +388,9 @@ class SideQuestConsumer(WebSocketCarrier):
         elif speaker == "kp" and self.session.seat is not None:
             room_id = self.session.seat.room_id
             notes, self.lore_before = await database_sync_to_async(footnotes)(room_id, text, self.lore_before)
-        if self.rolls:
+        if speaker == "system":
+            self.rolls = []  # a command's answer tells its own rolls
+        elif self.rolls:
             text = "\n".join(self.rolls) + "\n\n" + text
             self.rolls = []
         await self._narrate(text, notes)
@@ -368,26 +399,21 @@ class SideQuestConsumer(WebSocketCarrier):
         first = self.state is None
         self.state = state
         if first:
-            if state.get("character"):
-                initial = {
-                    "characters": [character_state(state["character"])],
-                    "location": (state.get("scene") or {}).get("name", ""),
-                    "quests": {},
-                    "turn_count": 0,
-                }
-                await self._send(message("SESSION_EVENT", {"event": "ready", "initial_state": initial}))
-            else:
-                await self._send(message("SESSION_EVENT", {"event": "connected", "has_character": False}))
+            if not state.get("character"):
                 self.creation = {"step": 0}
-                await self._send(message("CHARACTER_CREATION", creation_scene(0)))
+            await self._greet()
+            held, self.held = self.held or [], None
+            for replayed in held:
+                if replayed["type"] == "narrative":
+                    await self._narrative(replayed, replayed=True)
+                else:
+                    await self._tell(replayed)
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
             await self._send(message("MAP_UPDATE", self._map(scene)))  # the party moved
         self.scene = scene
-        await self._send(
-            message("PARTY_STATUS", {"members": [self._member(m) for m in state.get("party") or []]})
-        )
+        await self._send(message("PARTY_STATUS", self._party(state)))
         order = state.get("initiative") or []
         if order or self.in_combat:
             self.in_combat = bool(order)
@@ -398,6 +424,27 @@ class SideQuestConsumer(WebSocketCarrier):
         # human keeper will narrate, or (after its `idle`) the Keeper's turn.
         if self.mine is not None and self.mine_seen and not self.keeper_turn:
             await self._end_turn()
+
+    async def _greet(self, *, again: bool = False) -> None:
+        """The answer to a connect: `ready` for a member with a character, else
+        `connected` and the creation scene they are at. Again: with the party."""
+        state = self.state or {}
+        if self.creation is None and state.get("character"):
+            initial = {
+                "characters": [character_state(state["character"])],
+                "location": (state.get("scene") or {}).get("name", ""),
+                "quests": {},
+                "turn_count": 0,
+            }
+            await self._send(message("SESSION_EVENT", {"event": "ready", "initial_state": initial}))
+            if again:
+                await self._send(message("PARTY_STATUS", self._party(state)))
+        else:
+            await self._send(message("SESSION_EVENT", {"event": "connected", "has_character": False}))
+            await self._creation_step()
+
+    def _party(self, state: dict) -> dict:
+        return {"members": [self._member(m) for m in state.get("party") or []]}
 
     async def _end_turn(self) -> None:
         """`NARRATION_END`, always, even after a failed turn."""
@@ -483,6 +530,10 @@ class SideQuestConsumer(WebSocketCarrier):
     @staticmethod
     def _error_message(text: str, *, reconnect_required: bool = False) -> str:
         return message("ERROR", {"message": text, "reconnect_required": reconnect_required})
+
+    async def _refuse(self, text: str, **values: object) -> None:
+        """`ERROR` with a marked text, in the viewer's language."""
+        await self._error(say(self.session.locale, text, **values))
 
     async def _error(self, text: str, *, reconnect_required: bool = False) -> None:
         await self._send(self._error_message(text, reconnect_required=reconnect_required))

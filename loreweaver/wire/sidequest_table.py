@@ -14,11 +14,10 @@ from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
 from keeper.models import LoreEntry, TableSettings
-from keeper.rules.packs import catalog
 from loreweaver.i18n import Refusal
 from media_store import services as media_services
 from rooms import services as room_services
-from rooms.models import Room
+from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room
 
 
 def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
@@ -32,18 +31,25 @@ def genres_view(request: HttpRequest) -> JsonResponse:
     return JsonResponse(genres())
 
 
-def genres() -> dict[str, dict[str, list[str]]]:
-    """`GET /api/genres`: every rule system, each with the worlds a connect may name:
-    the server's modules, and the rooms open to any name (a keyed join plays its key's
-    room whatever it names; other rooms are never listed)."""
-    from keeper import modules
+def genre_of(room: Room, chosen: str | None = None) -> str:
+    """The SideQuest genre `room` is listed under: the operator's choice (`chosen`
+    stands in for it when given), else its rule system's."""
+    chosen = room.sidequest_genre if chosen is None else chosen
+    if chosen:
+        return chosen
+    settings_row = TableSettings.objects.filter(room=room).first()
+    system = settings_row.system if settings_row else "coc7"
+    return SIDEQUEST_GENRE_OF_SYSTEM.get(system, SIDEQUEST_GENRE_FALLBACK)
 
-    worlds = [name.rsplit(".", 1)[0] for name in modules.available()]
-    listed = {system: {"worlds": list(worlds)} for system in catalog().packs}
-    for room in Room.objects.filter(open_to_all=True).select_related("table_settings"):
-        system = getattr(getattr(room, "table_settings", None), "system", "coc7")
-        listed.setdefault(system, {"worlds": list(worlds)})["worlds"].append(room.name)
-    return listed
+
+def genres() -> dict[str, dict[str, list[str]]]:
+    """`GET /api/genres`: the rooms a SideQuest client can join, by genre. Its connect
+    carries no key, so those are the rooms the operator opened to any name; each is a
+    world of its genre, and only genres the client knows are ever listed."""
+    listed: dict[str, dict[str, list[str]]] = {}
+    for room in Room.objects.filter(open_to_all=True).order_by("name"):
+        listed.setdefault(genre_of(room), {"worlds": []})["worlds"].append(room.name)
+    return dict(sorted(listed.items()))
 
 
 # --- pictures by link -----------------------------------------------------------------
@@ -112,23 +118,59 @@ def guest_key(room: str, name: str) -> str | None:
 # --- creation ---------------------------------------------------------------------
 
 PRONOUNS = ("she/her", "he/him", "they/them")
+CREATION_STEPS = ("name", "pronouns", "backstory")
+PREVIEW_LABELS = ("Name", "Pronouns", "Where they come from")
 
 
-def creation_scene(index: int) -> dict:
+def creation_scene(index: int, answers: dict | None = None) -> dict:
+    """Creation scene `index` (0-based, as the client counts them), showing the answer
+    given before, if any (after `back` or `edit`)."""
     prompts = (
         ("What is your character's name?", []),
         ("Which pronouns does your character use?", [{"label": p, "description": ""} for p in PRONOUNS]),
         ("Tell us where your character comes from, in a few sentences.", []),
     )
     prompt, choices = prompts[index]
-    return {
+    scene = {
         "phase": "scene",
-        "scene_index": index + 1,
+        "scene_index": index,
         "total_scenes": len(prompts),
         "prompt": prompt,
         "choices": choices,
         "allows_freeform": True,
-        "input_type": "text",
+        "input_type": "name" if index == 0 else "text",
+    }
+    before = (answers or {}).get(CREATION_STEPS[index])
+    if before:
+        labels = [choice["label"] for choice in choices]
+        if before in labels:
+            scene["previous_choice"] = labels.index(before)
+        else:
+            scene["previous_input"] = before
+    return scene
+
+
+def creation_answer(index: int, choice: str) -> str | None:
+    """What the player chose in scene `index`: a choice's label (the client sends a
+    1-based index, or the label), or their own words; None for an index out of range."""
+    choices = [c["label"] for c in creation_scene(index)["choices"]]
+    if choices and choice.isdigit():
+        number = int(choice)
+        return choices[number - 1] if 1 <= number <= len(choices) else None
+    return choice[: 64 if index == 0 else 2000]
+
+
+def creation_confirmation(answers: dict) -> dict:
+    """The confirmation: one row per scene, in the scenes' order (an `edit` names a
+    row by its place), and Yes or No."""
+    preview = {
+        label: answers.get(step, "") for label, step in zip(PREVIEW_LABELS, CREATION_STEPS, strict=True)
+    }
+    return {
+        "phase": "confirmation",
+        "prompt": "Is this your character?",
+        "character_preview": preview,
+        "choices": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}],
     }
 
 

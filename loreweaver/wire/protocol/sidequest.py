@@ -34,6 +34,16 @@ class Action(_Strict):
 class Creation(_Strict):
     phase: _Name = ""
     choice: _Text = ""
+    # `back` returns to the previous scene; `edit` to the scene of the confirmation's row
+    # `target_step` (0-based; the contract-era client spells it `targetStep`).
+    action: Literal["", "back", "edit"] = ""
+    target_step: int | None = Field(default=None, ge=0, le=100)
+    targetStep: int | None = Field(default=None, ge=0, le=100)  # noqa: N815  (the client's spelling)
+
+    @property
+    def target(self) -> int | None:
+        """The scene an `edit` returns to, however the client spelled it."""
+        return self.target_step if self.target_step is not None else self.targetStep
 
 
 class Envelope(_Strict):

@@ -20,6 +20,7 @@ from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text, Tool, png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
+from rooms.models import SIDEQUEST_GENRES
 
 offline_server = dedicated_server()
 
@@ -79,6 +80,8 @@ class Scene(Contract):
     summary: str | None = None
     message: str | None = None
     character_preview: dict | None = None
+    previous_choice: int | None = None
+    previous_input: str | None = None
 
 
 class Confirmation(Contract):
@@ -261,10 +264,10 @@ def _ws(server, key: str | None = None) -> str:
     return url + (f"?key={key}" if key else "")
 
 
-async def test_the_genres_list_the_rule_systems(offline_server):
+async def test_the_genres_list_only_genres_the_client_has_a_look_for(offline_server):
     url = offline_server.ws_url.replace("ws://", "http://").rstrip("/") + "/api/genres"
     body = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
-    assert {"coc7", "dnd5e"} <= set(body)
+    assert set(body) <= set(SIDEQUEST_GENRES)
     assert all(isinstance(entry["worlds"], list) for entry in body.values())
 
 
@@ -316,12 +319,12 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
         for choice in ("Sam Reyes", "they/them"):
             await client.send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
             scenes.append(await client.expect("CHARACTER_CREATION", phase="scene"))
-        assert [scene["scene_index"] for scene in scenes] == [1, 2, 3] and scenes[1]["choices"]
+        assert [scene["scene_index"] for scene in scenes] == [0, 1, 2] and scenes[1]["choices"]
         await client.send(
             "CHARACTER_CREATION", {"phase": "scene", "choice": "A dockhand who reads the tides."}
         )
         confirmation = await client.expect("CHARACTER_CREATION", phase="confirmation")
-        assert confirmation["character_preview"]["name"] == "Sam Reyes"
+        assert confirmation["character_preview"]["Name"] == "Sam Reyes"
         await client.send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "Yes"})
         character = (await client.expect("CHARACTER_CREATION", phase="complete"))["character"]
         assert character["name"] == "Sam Reyes" and character["hp"] > 0
@@ -567,7 +570,7 @@ async def test_a_room_the_operator_opened_admits_any_name_as_a_player(offline_se
 
     _open(env, room)
     listed = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
-    assert room in listed["coc7"]["worlds"]
+    assert room in listed["pulp_noir"]["worlds"]
     for _visit in range(2):  # the same name is the same member each time
         async with websockets.connect(_ws(offline_server)) as socket:
             guest = SideQuestClient(socket)
