@@ -23,10 +23,10 @@ import yaml
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from keeper import game
+from keeper import game, lore
 from keeper.kp.sample import streamed
 from keeper.llm.client import StreamEvent, ToolCall, ToolCalls
-from keeper.models import Npc, Story
+from keeper.models import LoreEntry, Npc, Story
 from rooms.models import Speaker, TranscriptEntry
 
 PHRASEBOOK = Path(__file__).with_name("phrasebook.yaml")
@@ -50,6 +50,7 @@ class Scene:
     place: str
     npc: str
     first_time: bool
+    lore: tuple[str, str] | None = None  # (title, content) of a public fact the line mentions
 
 
 def _pick(options: list[str], line: str) -> str:
@@ -113,6 +114,7 @@ class OfflineKeeper:
             first_time=not TranscriptEntry.objects.filter(
                 room_id=self.room_id, speaker=Speaker.KEEPER
             ).exists(),
+            lore=_public_fact(self.room_id, line),
         )
 
     def _say(self, scene: Scene, options: dict[str, list[str]] | dict[str, str]) -> str:
@@ -134,6 +136,10 @@ class OfflineKeeper:
             text, call = await database_sync_to_async(self._first_round)(scene)
             if scene.first_time:
                 text = self._say(scene, book["first_time"]) + "\n\n" + text
+            if scene.lore is not None:
+                title, content = scene.lore
+                recall = book["recall"].get(scene.locale) or book["recall"]["en"]
+                text += "\n\n" + recall.format(actor=scene.actor.name or "?", title=title, content=content)
         else:
             text, call = self._closing(scene, messages), None
         async for piece in streamed(text):
@@ -190,6 +196,16 @@ class OfflineKeeper:
         """An NPC's line (never its secret: the phrasebook's words only)."""
         scene = await database_sync_to_async(self._scene)()
         return self._say(scene, phrasebook()["npc"]["lines"])
+
+
+def _public_fact(room_id: int, line: str) -> tuple[str, str] | None:
+    """The first fact of the room's lore for everyone whose title or a keyword the line
+    mentions (a keeper-only fact is never looked at)."""
+    shared = LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE)
+    for entry in shared.order_by("order", "id"):
+        if any(lore.mentions(line, word) for word in [entry.title, *entry.keywords]):
+            return entry.title, entry.content[:500]
+    return None
 
 
 def _names_npc(line: str, name: str) -> bool:

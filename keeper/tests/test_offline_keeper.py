@@ -1,6 +1,7 @@
 """With no model, the offline Keeper answers every story line of every room in a model's
 frame order, rolls real checks, voices the room's NPCs without their secrets and speaks
-the room's language; `.bot off` hands the narration to a human keeper
+the room's language, recalls the room's lore for everyone when a line mentions it;
+`.bot off` hands the narration to a human keeper
 (docs/decisions.md, "The offline Keeper and the sample adventure")."""
 
 from __future__ import annotations
@@ -90,6 +91,20 @@ async def test_the_offline_keeper_voices_an_npc_and_keeps_the_secrets(server, ro
     ]
     assert next(f for f in frames if f.get("speaker") == "npc")["name"] == "Silas Reed"
     assert "SECRET" not in json.dumps(frames) and "TRUTH" not in json.dumps(frames)
+
+
+async def test_the_offline_keeper_recalls_the_lore_a_line_mentions_but_never_a_keeper_only_fact(server, room):
+    async with keeper_and_player(server, room, "Pip") as (keeper, player):
+        await keeper.say(".lore add The Lamp | lamp, lighthouse | The lamp has been dark for a year.")
+        await keeper.expect("narrative", speaker="system")
+        await keeper.say(".lore secret The Ferry | ferry | SECRET-Silas-sank-it")
+        await keeper.expect("narrative", speaker="system")
+        await settle(player)
+        await player.say("I ask about the lamp and the ferry")
+        frames = await _turn_after(player, "I ask about the lamp and the ferry")
+    narration = " ".join(f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "kp")
+    assert "recalls what is known of The Lamp: The lamp has been dark for a year." in narration
+    assert "SECRET" not in json.dumps(frames) and "The Ferry" not in narration
 
 
 async def test_bot_off_leaves_the_line_to_the_human_keeper_and_bot_on_brings_the_keeper_back(server, room):

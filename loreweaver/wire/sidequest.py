@@ -24,11 +24,22 @@ from keeper.commands import Caller, keeper_refusal
 from loreweaver.i18n import _, say
 from loreweaver.wire import hub
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
-from loreweaver.wire.protocol.sidequest import Action, Connect, Creation, parse
+from loreweaver.wire.protocol.sidequest import (
+    Action,
+    Connect,
+    Creation,
+    JournalRequest,
+    Seat,
+    Unplayable,
+    parse,
+)
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
 from loreweaver.wire.sidequest_table import (
     CREATION_STEPS,
+    audio_cue,
+    background_of,
+    character_sheet,
     character_state,
     creation_answer,
     creation_confirmation,
@@ -36,11 +47,13 @@ from loreweaver.wire.sidequest_table import (
     dice_line,
     footnotes,
     guest_key,
+    journal,
     last_lore_id,
     make_character,
+    map_update,
     media_link,
     message,
-    resource_of,
+    party_member,
     state_delta,
 )
 
@@ -54,6 +67,14 @@ _FATAL = ("bad_key", "join_timeout", "too_many_connections")
 # the keeper's input, so the room's turn, the rate limit, the chronicle, the hooks and the
 # role as the key gives it now all apply.
 _GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
+
+
+# The client's confrontation messages (a beat, its dice, yielding): the client ends its
+# wait at the NARRATION_END that follows this.
+_UNPLAYABLE_NOTICE = _(
+    "This table has no confrontations: the Keeper settles conflicts as the story goes. "
+    "Say what your character does, or roll with .r 1d20."
+)
 
 
 class SideQuestConsumer(WebSocketCarrier):
@@ -86,6 +107,8 @@ class SideQuestConsumer(WebSocketCarrier):
         self.creation: dict | None = None
         self.lore_before = 0  # the room's newest lore entry when my turn began
         self.you: dict = {}
+        self.backstory = ""  # the viewer's character's background, for its sheet
+        self.turn_actor: str | None = None  # whose line the Keeper's turn answers
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
@@ -163,7 +186,19 @@ class SideQuestConsumer(WebSocketCarrier):
             await self._action(parsed)
         elif isinstance(parsed, Creation):
             await self._create(parsed)
-        # VOICE_SIGNAL and JOURNAL_REQUEST: nothing this server keeps.
+        elif isinstance(parsed, JournalRequest):
+            entries = await database_sync_to_async(journal)(
+                self.session.seat.room_id, parsed.category, parsed.sort_by
+            )
+            await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
+        elif isinstance(parsed, Seat):
+            # The current client takes a seat after creation; a member's seat here is the key.
+            seat = {"player_id": self.you.get("id", ""), "character_slot": parsed.character_slot}
+            await self._send(message("SEAT_CONFIRMED", seat))
+        elif isinstance(parsed, Unplayable):
+            await self._narrate(say(self.session.locale, _UNPLAYABLE_NOTICE))
+            await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
+        # VOICE_SIGNAL: nothing this server keeps.
 
     async def _connect(self, connect: Connect) -> None:
         if self.connect_sent:
@@ -213,11 +248,11 @@ class SideQuestConsumer(WebSocketCarrier):
         character = (self.state or {}).get("character") or {}
         location = ((self.state or {}).get("scene") or {}).get("name", "")
         if word == "status":
-            await self._send(message("CHARACTER_SHEET", self._sheet(character)))
+            await self._send(message("CHARACTER_SHEET", character_sheet(character)))
         elif word == "inventory":
             await self._send(message("INVENTORY", {"items": [], "gold": 0}))
         elif word == "map":
-            await self._send(message("MAP_UPDATE", self._map(location)))
+            await self._send(message("MAP_UPDATE", map_update(location)))
         elif word == "help":
             await self._narrate(
                 say(
@@ -301,7 +336,7 @@ class SideQuestConsumer(WebSocketCarrier):
         made = await database_sync_to_async(make_character)(
             seat.room_id, seat.member.member_id, answers["name"], answers["pronouns"], answers["backstory"]
         )
-        self.creation = None
+        self.creation, self.backstory = None, f"Pronouns: {made['pronouns']}\n{made['backstory']}"
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
         await hub.publish_state_refresh(seat.room_id)
 
@@ -350,12 +385,27 @@ class SideQuestConsumer(WebSocketCarrier):
                 self.keeper_turn = True
             elif frame.get("status") == "idle" and self.keeper_turn:
                 self.keeper_turn = False  # the state that follows ends my turn
+            await self._turn_status(frame)
         elif kind == "state":
             await self._on_state(frame)
         elif kind == "audio_control":
-            await self._send(message("AUDIO_CUE", self._audio(frame)))
+            await self._send(message("AUDIO_CUE", audio_cue(frame)))
         elif kind == "media" and str(frame.get("mime", "")).startswith("image/") and self.session.seat:
             await self._send(message("IMAGE", self._image(frame)))
+
+    async def _turn_status(self, frame: dict) -> None:
+        """The Keeper's turn for someone's line: `active` while it runs (the client shows
+        whose turn it is), `resolved` when it ends."""
+        if frame.get("status") == "busy":
+            if self.turn_actor == frame.get("actor", ""):
+                return  # the same turn, told again (a queued line, then the Keeper)
+            self.turn_actor = frame.get("actor", "")
+            status = {"player_name": self.turn_actor, "status": "active"}
+        elif frame.get("status") == "idle" and self.turn_actor is not None:
+            status, self.turn_actor = {"player_name": self.turn_actor, "status": "resolved"}, None
+        else:
+            return
+        await self._send(message("TURN_STATUS", {**status, "state_delta": state_delta(self.state)}))
 
     async def round_status(self, actor: str, waiting: list[str]) -> None:
         """A structured round (`SessionCore` asks the carrier): `actor` has acted."""
@@ -401,17 +451,17 @@ class SideQuestConsumer(WebSocketCarrier):
         if first:
             if not state.get("character"):
                 self.creation = {"step": 0}
+            elif self.session.seat is not None:
+                seat = self.session.seat
+                self.backstory = await database_sync_to_async(background_of)(
+                    seat.room_id, seat.member.member_id
+                )
             await self._greet()
-            held, self.held = self.held or [], None
-            for replayed in held:
-                if replayed["type"] == "narrative":
-                    await self._narrative(replayed, replayed=True)
-                else:
-                    await self._tell(replayed)
+            await self._replay(self.held or [])
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
-            await self._send(message("MAP_UPDATE", self._map(scene)))  # the party moved
+            await self._send(message("MAP_UPDATE", map_update(scene)))  # the party moved
         self.scene = scene
         await self._send(message("PARTY_STATUS", self._party(state)))
         order = state.get("initiative") or []
@@ -424,6 +474,22 @@ class SideQuestConsumer(WebSocketCarrier):
         # human keeper will narrate, or (after its `idle`) the Keeper's turn.
         if self.mine is not None and self.mine_seen and not self.keeper_turn:
             await self._end_turn()
+
+    async def _replay(self, held: list[dict]) -> None:
+        """The join's replay, told as the live story was: a roll goes at the top of the
+        Keeper's narration that follows it, or (a command's roll) on its own line."""
+        self.held = None
+        for index, frame in enumerate(held):
+            if frame["type"] == "narrative":
+                await self._narrative(frame, replayed=True)
+            elif frame["type"] == "dice":
+                after = next((f for f in held[index + 1 :] if f["type"] != "dice"), {})
+                if after.get("type") == "narrative" and after.get("speaker") == "kp":
+                    self.rolls.append(dice_line(frame))
+                else:
+                    await self._narrate(dice_line(frame))
+            else:
+                await self._tell(frame)
 
     async def _greet(self, *, again: bool = False) -> None:
         """The answer to a connect: `ready` for a member with a character, else
@@ -459,32 +525,9 @@ class SideQuestConsumer(WebSocketCarrier):
         await self._send(message("NARRATION", payload))
 
     def _member(self, member: dict) -> dict:
-        hp = resource_of(member, "hp")
-        entry = {
-            "player_id": "",
-            "name": member.get("name", ""),
-            "character_name": member.get("name", ""),
-            "current_hp": hp.get("value", 0),
-            "max_hp": hp.get("max", hp.get("value", 0)),
-            "statuses": [],
-            "class": "",
-            "level": 1,
-        }
-        return entry
-
-    def _sheet(self, character: dict) -> dict:
-        return {
-            "name": character.get("name", ""),
-            "class": character.get("system", ""),
-            "race": "",
-            "level": 1,
-            "stats": dict(character.get("attributes") or {}),
-            "abilities": [],
-            "backstory": "",
-            "personality": "",
-            "pronouns": "",
-            "equipment": [],
-        }
+        return party_member(
+            member, self.state, self.you.get("id", ""), self.name or self.you.get("name", ""), self.backstory
+        )
 
     def _image(self, frame: dict) -> dict:
         headers = dict(self.scope.get("headers") or [])
@@ -497,30 +540,6 @@ class SideQuestConsumer(WebSocketCarrier):
             "render_id": frame.get("id", ""),
             "tier": "scene",
         }
-
-    @staticmethod
-    def _map(location: str) -> dict:
-        explored = (
-            [{"name": location, "x": 0, "y": 0, "type": "location", "connections": []}] if location else []
-        )
-        return {
-            "current_location": location,
-            "region": "",
-            "explored": explored,
-            "fog_bounds": {"width": 500, "height": 400},
-        }
-
-    @staticmethod
-    def _audio(frame: dict) -> dict:
-        action = {"play": "play", "resume": "play", "stop": "stop", "pause": "stop"}.get(
-            frame.get("action"), "play"
-        )
-        cue = {"channel": "sfx" if frame.get("layer") == "sfx" else "music", "action": action}
-        if frame.get("title") or frame.get("name"):
-            cue["music_track"] = frame.get("title") or frame.get("name")
-        if frame.get("volume") is not None:
-            cue["volume"] = frame["volume"]
-        return cue
 
     def _keeper_only(self) -> str:
         """The table's answer to a keeper's command from a player, in this viewer's language."""

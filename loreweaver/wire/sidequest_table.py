@@ -13,7 +13,7 @@ from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
-from keeper.models import LoreEntry, TableSettings
+from keeper.models import ChronicleEntry, LoreEntry, TableSettings
 from loreweaver.i18n import Refusal
 from media_store import services as media_services
 from rooms import services as room_services
@@ -103,6 +103,46 @@ def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
     return notes, newest
 
 
+JOURNAL_CATEGORIES = ("Lore", "Place", "Person", "Quest", "Ability")
+
+
+def journal(room_id: int, category: str | None, sort_by: str) -> list[dict]:
+    """`JOURNAL_RESPONSE` entries: what the party knows, as a player may see it. The
+    room's lore for everyone (never a keeper-only fact) and the places the story has
+    been, each with the turn it was learned at; one category when asked, newest
+    first, grouped by category for `sort_by: "category"`."""
+    turns = list(ChronicleEntry.objects.filter(room_id=room_id).order_by("id").values("scene", "created_at"))
+    entries: list[dict] = []
+    for entry in LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE):
+        learned = sum(1 for turn in turns if turn["created_at"] <= entry.created_at)
+        entries.append(
+            _fact(f"lore-{entry.id}", f"{entry.title}: {entry.content}", "Lore", "Discovery", learned)
+        )
+    places: dict[str, int] = {}
+    for number, turn in enumerate(turns, start=1):
+        if turn["scene"]:
+            places.setdefault(turn["scene"], number)
+    for index, (place, learned) in enumerate(places.items()):
+        entries.append(_fact(f"place-{index}", place, "Place", "Observation", learned))
+    if category:
+        entries = [entry for entry in entries if entry["category"] == category]
+    entries.sort(key=lambda entry: -entry["learned_turn"])  # newest first, stable within a turn
+    if sort_by == "category":
+        entries.sort(key=lambda entry: JOURNAL_CATEGORIES.index(entry["category"]))
+    return entries
+
+
+def _fact(fact_id: str, content: str, category: str, source: str, learned_turn: int) -> dict:
+    return {
+        "fact_id": fact_id,
+        "content": content[:2000],
+        "category": category,
+        "source": source,
+        "confidence": "Certain",
+        "learned_turn": learned_turn,
+    }
+
+
 def last_lore_id(room_id: int) -> int:
     """The room's newest lore entry (what a turn's new facts come after)."""
     return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
@@ -174,6 +214,12 @@ def creation_confirmation(answers: dict) -> dict:
     }
 
 
+def background_of(room_id: int, member_id: str) -> str:
+    """The background of the member's active character (its sheet's backstory)."""
+    character = characters.active_character(room_id, member_id)
+    return character.background if character else ""
+
+
 def make_character(room_id: int, member_id: str, name: str, pronouns: str, backstory: str) -> dict:
     """The character a finished creation makes (the rule system's values rolled), as
     `.st` shows it to a loreweaver client."""
@@ -237,3 +283,74 @@ def dice_line(frame: dict) -> str:
         line += f"/{frame['target']}"
     label = (frame.get("outcome") or {}).get("label")
     return line + (f" ({label})" if label else "")
+
+
+def party_member(member: dict, state: dict | None, my_id: str, my_name: str, backstory: str) -> dict:
+    """A party member as the client reads it. The client finds its own player by the
+    name it connected with (`my_name`), so the viewer's entry carries that name, and
+    the sheet and inventory its panels show; the others go by their characters."""
+    hp = resource_of(member, "hp")
+    character_name = member.get("name", "")
+    entry = {
+        "player_id": f"peer:{character_name}",
+        "name": character_name,
+        "character_name": character_name,
+        "current_hp": hp.get("value", 0),
+        "max_hp": hp.get("max", hp.get("value", 0)),
+        "statuses": [],
+        "class": "",
+        "level": 1,
+    }
+    character = (state or {}).get("character") or {}
+    if member.get("active") and character:
+        entry["player_id"], entry["name"] = my_id, my_name
+        entry["statuses"] = list(character.get("status_effects") or [])
+        entry["class"] = character.get("system", "")
+        entry["sheet"] = {
+            "stats": dict(character.get("attributes") or {}),
+            "abilities": [],
+            "backstory": backstory,
+            "race": "",
+        }
+        entry["inventory"] = {"items": [], "gold": 0}
+    return entry
+
+
+def character_sheet(character: dict) -> dict:
+    """`CHARACTER_SHEET` for `/status`."""
+    return {
+        "name": character.get("name", ""),
+        "class": character.get("system", ""),
+        "race": "",
+        "level": 1,
+        "stats": dict(character.get("attributes") or {}),
+        "abilities": [],
+        "backstory": "",
+        "personality": "",
+        "pronouns": "",
+        "equipment": [],
+    }
+
+
+def map_update(location: str) -> dict:
+    """`MAP_UPDATE`: the scene the party is in (this server keeps no map)."""
+    explored = [{"name": location, "x": 0, "y": 0, "type": "location", "connections": []}] if location else []
+    return {
+        "current_location": location,
+        "region": "",
+        "explored": explored,
+        "fog_bounds": {"width": 500, "height": 400},
+    }
+
+
+def audio_cue(frame: dict) -> dict:
+    """`AUDIO_CUE` from a loreweaver `audio_control` frame."""
+    action = {"play": "play", "resume": "play", "stop": "stop", "pause": "stop"}.get(
+        frame.get("action"), "play"
+    )
+    cue = {"channel": "sfx" if frame.get("layer") == "sfx" else "music", "action": action}
+    if frame.get("title") or frame.get("name"):
+        cue["music_track"] = frame.get("title") or frame.get("name")
+    if frame.get("volume") is not None:
+        cue["volume"] = frame["volume"]
+    return cue

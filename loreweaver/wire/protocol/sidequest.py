@@ -46,18 +46,53 @@ class Creation(_Strict):
         return self.target_step if self.target_step is not None else self.targetStep
 
 
+class JournalRequest(_Strict):
+    category: Literal["Lore", "Place", "Person", "Quest", "Ability"] | None = None
+    sort_by: Literal["time", "category"] = "time"
+
+
+class Seat(_Strict):
+    character_slot: _Name = ""
+
+
+class Unplayable(_Strict):
+    """A message for something this table has no such thing as (confrontations and their
+    dice, yielding from them): answered with a notice (docs/sidequest.md)."""
+
+    kind: str = ""
+
+
 class Envelope(_Strict):
-    type: Literal["PLAYER_ACTION", "SESSION_EVENT", "CHARACTER_CREATION", "VOICE_SIGNAL", "JOURNAL_REQUEST"]
+    type: Literal[
+        "PLAYER_ACTION",
+        "SESSION_EVENT",
+        "CHARACTER_CREATION",
+        "VOICE_SIGNAL",
+        "JOURNAL_REQUEST",
+        "PLAYER_SEAT",
+        "YIELD",
+        "DICE_THROW",
+        "BEAT_SELECTION",
+    ]
     payload: dict = Field(default_factory=dict)
     player_id: str = ""
 
 
-_PAYLOADS = {"SESSION_EVENT": Connect, "PLAYER_ACTION": Action, "CHARACTER_CREATION": Creation}
+_PAYLOADS = {
+    "SESSION_EVENT": Connect,
+    "PLAYER_ACTION": Action,
+    "CHARACTER_CREATION": Creation,
+    "JOURNAL_REQUEST": JournalRequest,
+    "PLAYER_SEAT": Seat,
+}
+_UNPLAYABLE = ("YIELD", "DICE_THROW", "BEAT_SELECTION")
 
 
-def parse(text: str) -> Connect | Action | Creation | None:
+def parse(text: str) -> Connect | Action | Creation | JournalRequest | Seat | Unplayable | None:
     """The message in `text`, its payload validated (None: a type this server keeps
     nothing of); raises pydantic's ValidationError naming what is wrong."""
     envelope = Envelope.model_validate_json(text)
+    if envelope.type in _UNPLAYABLE:
+        return Unplayable(kind=envelope.type)
     model = _PAYLOADS.get(envelope.type)
     return model.model_validate(envelope.payload) if model else None

@@ -113,6 +113,18 @@ class Ready(Contract):
     initial_state: InitialState
 
 
+class MemberSheet(Contract):
+    stats: dict[str, int]
+    abilities: list[str]
+    backstory: str
+    race: str
+
+
+class Inventory(Contract):
+    items: list[dict]
+    gold: int
+
+
 class Member(Contract):
     player_id: str
     name: str
@@ -123,6 +135,8 @@ class Member(Contract):
     class_: str = Field(alias="class")
     level: int
     portrait_url: str | None = None
+    sheet: MemberSheet | None = None
+    inventory: Inventory | None = None
 
 
 class PartyStatus(Contract):
@@ -141,11 +155,6 @@ class Sheet(Contract):
     pronouns: str
     equipment: list[str]
     portrait_url: str | None = None
-
-
-class Inventory(Contract):
-    items: list[dict]
-    gold: int
 
 
 class MapUpdate(Contract):

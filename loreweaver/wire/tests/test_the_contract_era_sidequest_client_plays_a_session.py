@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import urllib.request
 
 import websockets
@@ -121,10 +122,24 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
             character = (await wren.expect("CHARACTER_CREATION", phase="complete"))["character"]
             assert character["name"] == "Wren Hale" and character["pronouns"] == "she/her"
 
+            party = await wren.expect("PARTY_STATUS")
+            me = next(m for m in party["members"] if m["name"] == "Wren")  # as the client finds itself
+            assert (
+                me["character_name"] == "Wren Hale"
+                and me["sheet"]["stats"]
+                and "ferry pilot" in me["sheet"]["backstory"]
+            )
+            assert me["inventory"] == {"items": [], "gold": 0}
+
             answer = await wren.act("I look along the harbour for a boat.")
             kinds = [m["type"] for m in answer]
             assert kinds.index("THINKING") < kinds.index("NARRATION") and kinds.count("NARRATION_END") == 1
             assert "ERROR" not in kinds
+            turn = [m["payload"] for m in answer if m["type"] == "TURN_STATUS"]
+            assert [(t["player_name"], t["status"]) for t in turn] == [
+                ("Wren", "active"),
+                ("Wren", "resolved"),
+            ]
             heard = await kay.expect("narrative", speaker="player")
             assert heard["name"] == "Wren" and heard["text"] == "I look along the harbour for a boat."
 
@@ -137,6 +152,25 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
                 answer = await wren.act(command)
                 assert [m["type"] for m in answer].count("NARRATION") >= 1, (command, answer)
 
+            # The room's lore: footnotes without a model, and the journal the client asks for.
+            await kay.say(
+                ".lore add The Lamp | lamp, lighthouse | The lamp at Gull Rock has been dark a year."
+            )
+            await kay.say(".lore secret Silas | ferry | Silas sank the ferry.")
+            await kay.expect("narrative", speaker="system")
+            await kay.expect("narrative", speaker="system")
+            answer = await wren.act("I ask the harbourmaster about the lamp and the ferry.")
+            notes = [n for m in answer if m["type"] == "NARRATION" for n in m["payload"]["footnotes"]]
+            assert [n["summary"] for n in notes] == ["The Lamp: The lamp at Gull Rock has been dark a year."]
+            assert "Silas" not in json.dumps(answer), "keeper-only lore reaches no player"
+            await wren.send("JOURNAL_REQUEST", {"sort_by": "time"})
+            entries = (await wren.expect("JOURNAL_RESPONSE"))["entries"]
+            assert [e["content"] for e in entries if e["category"] == "Lore"] == [notes[0]["summary"]]
+            assert all(e["source"] and e["confidence"] and e["fact_id"] for e in entries)
+            assert "Silas" not in json.dumps(entries)
+            await wren.send("JOURNAL_REQUEST", {"category": "Place", "sort_by": "time"})
+            assert all(e["category"] == "Place" for e in (await wren.expect("JOURNAL_RESPONSE"))["entries"])
+
         # A reconnect (the client's 1 s retry): the same name is the same member.
         async with await ContractEraClient.open(table) as wren:
             await wren.connect_as_the_client_does("Wren", "pulp_noir", room)
@@ -146,6 +180,9 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
             told = [m["payload"].get("text", "") for m in wren.seen if m["type"] == "NARRATION"]
             assert wren.seen[0]["type"] == "SESSION_EVENT", "the story comes after ready"
             assert not any(text.startswith("Wren: ") for text in told), "my own lines are not told back"
+            assert any(re.fullmatch(r"Wren rolls 2d6: \d+", text) for text in told), (
+                "a command's roll, on its own"
+            )
             assert any("goes over this place slowly" in text for text in told), (
                 "the story so far, after ready"
             )
@@ -186,3 +223,25 @@ async def test_a_closed_room_is_never_listed(table, room):
         )
         refused = json.loads(await asyncio.wait_for(socket.recv(), 10))
         assert refused["type"] == "ERROR" and refused["payload"]["reconnect_required"] is False
+
+
+async def test_confrontation_messages_get_a_notice_and_seats_are_confirmed(table, room):
+    """Beats, their dice and yielding (both client generations send some of them) have no
+    place at this table: each is answered with a notice that ends the client's wait.
+    The current client's seat, taken after creation, is confirmed."""
+    async with await ContractEraClient.open(table, table.env.mint(room, "Wren")) as wren:
+        await wren.connect_as_the_client_does("Wren", "pulp_noir", room)
+        await wren.expect("CHARACTER_CREATION")
+        for kind, payload in (
+            ("BEAT_SELECTION", {"beat_id": "strike", "actor": "player"}),
+            ("DICE_THROW", {"request_id": "r1", "throw_params": {}, "face": [14], "beat_id": "strike"}),
+            ("YIELD", {}),
+        ):
+            await wren.send(kind, payload)
+            answer = await wren.until_end()
+            notice = next(m["payload"]["text"] for m in answer if m["type"] == "NARRATION")
+            assert "no confrontations" in notice, (kind, answer)
+        await wren.send("PLAYER_SEAT", {"character_slot": "Wren Hale"})
+        seat = await wren.expect("SEAT_CONFIRMED")
+        assert seat["character_slot"] == "Wren Hale" and seat["player_id"]
+    assert not any(m["type"] == "ERROR" for m in wren.seen)
