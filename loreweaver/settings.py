@@ -335,6 +335,12 @@ TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)
 TRPG_LLM_RETRIES = env_int("TRPG_LLM__RETRIES", 2, minimum=0)
 # Tool rounds one Keeper turn may run before it must answer.
 TRPG_LLM_MAX_ROUNDS = env_int("TRPG_LLM__MAX_ROUNDS", 8, minimum=1)
+# Which SideQuest web client generation `/api/genres` and `/ws` speak to (docs/sidequest.md,
+# "The two client generations"): "contract" (the contract's, by default) or "current"
+# (its lobby: `/api/games`, `/api/sessions`, connect by game slug). With players allowed
+# to start games, the current client's "new game" opens a room of its own.
+TRPG_SIDEQUEST_CLIENT = env_choice("TRPG_SIDEQUEST__CLIENT", "contract", ("contract", "current"))
+TRPG_SIDEQUEST_PLAYERS_START_GAMES = env_bool("TRPG_SIDEQUEST__PLAYERS_START_GAMES", False)
 # Seconds between the pieces the offline and sample Keepers stream (a model's pace).
 TRPG_OFFLINE_STREAM_PAUSE = env_float("TRPG_OFFLINE__STREAM_PAUSE", 0.01, minimum=0.0)
 # The image endpoint (OpenAI-compatible images API) that draws portraits (`.avatar gen`)

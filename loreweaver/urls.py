@@ -8,7 +8,8 @@ from django.urls import path
 
 from loreweaver.ops.metrics import metrics_view
 from loreweaver.table.views import panel_frame, table_page
-from loreweaver.wire.sidequest_table import genres_view, media_view
+from loreweaver.wire.sidequest_lobby import game_view, games_view, genres_view, sessions_view
+from loreweaver.wire.sidequest_table import media_view
 
 urlpatterns = [
     path("", table_page, name="table"),
@@ -17,4 +18,7 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("api/genres", genres_view, name="sidequest-genres"),
     path("api/media/<str:token>", media_view, name="sidequest-media"),
+    path("api/games", games_view, name="sidequest-games"),
+    path("api/games/<str:slug>", game_view, name="sidequest-game"),
+    path("api/sessions", sessions_view, name="sidequest-sessions"),
 ]

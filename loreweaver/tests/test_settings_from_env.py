@@ -34,6 +34,7 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
         ("TRPG_TUI__MAX_CONNECTIONS", "0"),
         ("TRPG_LOCALE", "fr"),
         ("TRPG_OFFLINE__STREAM_PAUSE", "-1"),
+        ("TRPG_SIDEQUEST__CLIENT", "future"),
         ("TRPG_IROH__RELAY", "maybe"),
         ("DATABASE_URL", "mysql://db/table"),
         ("REDIS_URL", "localhost:6379"),

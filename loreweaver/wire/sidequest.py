@@ -18,6 +18,7 @@ import logging
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from pydantic import ValidationError
 
 from keeper.commands import Caller, keeper_refusal
@@ -35,6 +36,7 @@ from loreweaver.wire.protocol.sidequest import (
 )
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
+from loreweaver.wire.sidequest_lobby import world_of_game
 from loreweaver.wire.sidequest_table import (
     CREATION_STEPS,
     audio_cue,
@@ -49,12 +51,14 @@ from loreweaver.wire.sidequest_table import (
     guest_key,
     journal,
     last_lore_id,
+    line_numbers,
     make_character,
     map_update,
     media_link,
     message,
     party_member,
     state_delta,
+    unseen,
 )
 
 log = logging.getLogger(__name__)
@@ -109,6 +113,8 @@ class SideQuestConsumer(WebSocketCarrier):
         self.you: dict = {}
         self.backstory = ""  # the viewer's character's background, for its sheet
         self.turn_actor: str | None = None  # whose line the Keeper's turn answers
+        self.last_seen_seq = 0  # the current client's: the last line it has
+        self.seqs: dict[str, int] = {}  # line numbers by frame id, as looked up
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
@@ -208,9 +214,13 @@ class SideQuestConsumer(WebSocketCarrier):
                 await self._greet(again=True)
             return
         key = connect.key or self.query_key
-        if not key and connect.world and connect.player_name.strip():
+        world = connect.world
+        if connect.game_slug and not key:
+            # The current client names the game by the slug its lobby handed out.
+            world = await database_sync_to_async(world_of_game)(connect.game_slug) or ""
+        if not key and world and connect.player_name.strip():
             # A room the operator opened to any name admits a guest as a player.
-            key = await database_sync_to_async(guest_key)(connect.world, connect.player_name.strip())
+            key = await database_sync_to_async(guest_key)(world, connect.player_name.strip())
         if not key:
             await self._error(
                 "This server admits players with an access key (payload.key or ?key=), "
@@ -219,6 +229,7 @@ class SideQuestConsumer(WebSocketCarrier):
             await self.close()
             return
         self.connect_sent, self.name = True, connect.player_name.strip()
+        self.last_seen_seq = connect.last_seen_seq
         join: dict = {"type": "join", "key": key, "client": {"name": "sidequest", "version": "1"}}
         if self.name:
             join["name"] = self.name
@@ -427,7 +438,7 @@ class SideQuestConsumer(WebSocketCarrier):
             if mine and (text == self.mine or self.mine.startswith(".")):
                 self.mine_seen = True  # my own action, echoed: not narrated back to me
                 return
-            await self._narrate(f"{frame.get('name', '')}: {text}")
+            await self._narrate(f"{frame.get('name', '')}: {text}", seq=await self._seq(frame))
             return
         if speaker == "system" and self.gm and self.mine is not None and text == self._keeper_only():
             await self._error(text)  # a `/gm` the turn refused: the contract says `ERROR`
@@ -443,7 +454,7 @@ class SideQuestConsumer(WebSocketCarrier):
         elif self.rolls:
             text = "\n".join(self.rolls) + "\n\n" + text
             self.rolls = []
-        await self._narrate(text, notes)
+        await self._narrate(text, notes, seq=await self._seq(frame))
 
     async def _on_state(self, state: dict) -> None:
         first = self.state is None
@@ -479,6 +490,10 @@ class SideQuestConsumer(WebSocketCarrier):
         """The join's replay, told as the live story was: a roll goes at the top of the
         Keeper's narration that follows it, or (a command's roll) on its own line."""
         self.held = None
+        if settings.TRPG_SIDEQUEST_CLIENT == "current":
+            ids = [f["id"] for f in held if f["type"] == "narrative" and f.get("id")]
+            self.seqs = await database_sync_to_async(line_numbers)(ids)
+            held = unseen(held, self.seqs, self.last_seen_seq)
         for index, frame in enumerate(held):
             if frame["type"] == "narrative":
                 await self._narrative(frame, replayed=True)
@@ -520,8 +535,19 @@ class SideQuestConsumer(WebSocketCarrier):
         self.mine, self.mine_seen, self.keeper_turn, self.gm = None, False, False, False
         await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
 
-    async def _narrate(self, text: str, notes: list[dict] | None = None) -> None:
+    async def _seq(self, frame: dict) -> int | None:
+        """The line's number in the room's story, for the current client (which keeps
+        what it has seen by `seq`, and names the last at its connect)."""
+        if settings.TRPG_SIDEQUEST_CLIENT != "current" or not frame.get("id"):
+            return None
+        if frame["id"] not in self.seqs:
+            self.seqs.update(await database_sync_to_async(line_numbers)([frame["id"]]))
+        return self.seqs.get(frame["id"])
+
+    async def _narrate(self, text: str, notes: list[dict] | None = None, seq: int | None = None) -> None:
         payload = {"text": text, "state_delta": state_delta(self.state), "footnotes": notes or []}
+        if seq is not None:
+            payload["seq"] = seq
         await self._send(message("NARRATION", payload))
 
     def _member(self, member: dict) -> dict:

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from django.core import signing
-from django.http import FileResponse, Http404, HttpRequest, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
@@ -17,18 +17,12 @@ from keeper.models import ChronicleEntry, LoreEntry, TableSettings
 from loreweaver.i18n import Refusal
 from media_store import services as media_services
 from rooms import services as room_services
-from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room
+from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room, TranscriptEntry
 
 
 def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
     """One contract message, serialized."""
     return json.dumps({"type": kind, "payload": payload or {}, "player_id": player_id}, ensure_ascii=False)
-
-
-@require_GET
-def genres_view(request: HttpRequest) -> JsonResponse:
-    """`GET /api/genres`."""
-    return JsonResponse(genres())
 
 
 def genre_of(room: Room, chosen: str | None = None) -> str:
@@ -354,3 +348,38 @@ def audio_cue(frame: dict) -> dict:
     if frame.get("volume") is not None:
         cue["volume"] = frame["volume"]
     return cue
+
+
+def line_numbers(frame_ids: list[str]) -> dict[str, int]:
+    """The story lines' numbers (their transcript ids, rising), by frame id."""
+    if not frame_ids:
+        return {}
+    return dict(TranscriptEntry.objects.filter(frame_id__in=frame_ids).values_list("frame_id", "id"))
+
+
+RECENT_LINES = 5  # told again at a connect that has seen everything, for a reloaded page
+
+
+def unseen(held: list[dict], seqs: dict[str, int], last_seen: int) -> list[dict]:
+    """The join's replay past the line `last_seen` (each narrative with the rolls just
+    before it). When nothing in it is new, the last few lines all the same: a reloaded
+    page cleared its story, and the client drops what it already shows by `seq`."""
+    if not last_seen:
+        return held
+    units, unit = [], []
+    for frame in held:
+        unit.append(frame)
+        if frame["type"] != "dice":
+            units.append(unit)
+            unit = []
+    if unit:
+        units.append(unit)
+
+    def told(group: list[dict]) -> int | None:
+        return seqs.get(group[-1].get("id", "")) if group[-1]["type"] == "narrative" else None
+
+    fresh = [group for group in units if (told(group) or last_seen + 1) > last_seen]
+    if not any(told(group) for group in fresh):
+        numbered = [index for index, group in enumerate(units) if told(group)]
+        fresh = units[numbered[-RECENT_LINES] :] if len(numbered) >= RECENT_LINES else units
+    return [frame for group in fresh for frame in group]

@@ -24,6 +24,9 @@ class Connect(_Strict):
     genre: _Name = ""
     world: _Name = ""
     key: Annotated[str, StringConstraints(max_length=256)] | None = None
+    # The current client names its game by slug, and the last `seq` it has seen.
+    game_slug: Annotated[str, StringConstraints(max_length=128)] | None = None
+    last_seen_seq: int = Field(default=0, ge=0)
 
 
 class Action(_Strict):
@@ -96,3 +99,19 @@ def parse(text: str) -> Connect | Action | Creation | JournalRequest | Seat | Un
         return Unplayable(kind=envelope.type)
     model = _PAYLOADS.get(envelope.type)
     return model.model_validate(envelope.payload) if model else None
+
+
+class NewGame(_Strict):
+    """The current client's `POST /api/games`."""
+
+    genre_slug: _Name
+    world_slug: _Name
+    mode: Literal["solo", "multiplayer"]
+    player_name: _Name | None = None
+    force_new: bool = False
+
+
+def parse_new_game(body: bytes) -> NewGame:
+    """The request in `body`; raises pydantic's ValidationError naming what is wrong
+    (also for a body that is not JSON)."""
+    return NewGame.model_validate_json(body or b"null")
