@@ -1,6 +1,6 @@
 """Sheet commands: .coc .dnd (make a character), .genchar (roll one to look at first),
-.st (show, change, finalize or delete the sheet), .nn (rename), .sc (sanity), .en
-(growth)."""
+.st (show, change, finalize or delete the sheet), .nn (rename), .bio (background), .sc
+(sanity), .en (growth)."""
 
 from __future__ import annotations
 
@@ -197,6 +197,24 @@ def rename(arguments: str, caller: Caller) -> CommandReply:
     old, character.name = character.name, name
     character.save(update_fields=["name"])
     return CommandReply(caller.say(_("{old} is now {new}."), old=old, new=name), private=False)
+
+
+@command("bio", help=_("your character's background: .bio <text> (alone: show it)"))
+def biography(arguments: str, caller: Caller) -> CommandReply:
+    """Show or write the caller's active character's background."""
+    character = characters.active_character(caller.room_id, caller.member_id)
+    if character is None:
+        return no_character(caller)
+    text = arguments.strip()
+    if not text:
+        if character.background:
+            return CommandReply(f"{character.name}: {character.background}")
+        return CommandReply(
+            caller.say(_("{name} has no background yet: .bio <text> writes one."), name=character.name)
+        )
+    character.background = text[:4000]
+    character.save(update_fields=["background"])
+    return CommandReply(caller.say(_("{name}'s background is written."), name=character.name))
 
 
 @command("sc", help=_("sanity check: .sc 1/1d6"))

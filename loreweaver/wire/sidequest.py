@@ -23,7 +23,6 @@ from pydantic import ValidationError
 
 from keeper.commands import Caller, keeper_refusal
 from loreweaver.i18n import _, say
-from loreweaver.wire import hub
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (
     Action,
@@ -52,7 +51,7 @@ from loreweaver.wire.sidequest_table import (
     journal,
     last_lore_id,
     line_numbers,
-    make_character,
+    make_word,
     map_update,
     media_link,
     message,
@@ -109,6 +108,7 @@ class SideQuestConsumer(WebSocketCarrier):
         self.gm = False  # my action is a `/gm` command
         self.rolls: list[str] = []
         self.creation: dict | None = None
+        self.making: list[str] | None = None  # the answers while the table makes the character
         self.lore_before = 0  # the room's newest lore entry when my turn began
         self.you: dict = {}
         self.backstory = ""  # the viewer's character's background, for its sheet
@@ -343,13 +343,39 @@ class SideQuestConsumer(WebSocketCarrier):
         if choice.lower() not in ("1", "yes", "y", "是", ""):
             await self._refuse(_("Answer 1 (Yes) to make this character, or 2 (No) to start over."))
             return
-        seat = self.session.seat
-        made = await database_sync_to_async(make_character)(
-            seat.room_id, seat.member.member_id, answers["name"], answers["pronouns"], answers["backstory"]
-        )
-        self.creation, self.backstory = None, f"Pronouns: {made['pronouns']}\n{made['backstory']}"
+        # The character is made by the table's own commands, played as the member's input
+        # (the room's rule system's `.coc` or `.dnd`, then `.bio`): this carrier only
+        # translates. `complete` follows once the table's state shows the character.
+        if self.making is not None:
+            return  # already on its way
+        word = await database_sync_to_async(make_word)(self.session.seat.room_id)
+        self.making = []
+        background = f"Pronouns: {answers['pronouns']}. {answers['backstory']}"
+        for line in (f".{word} {answers['name']}", f".bio {background}"):
+            await self.session.receive_text(json.dumps({"type": "input", "text": line}))
+
+    async def _made(self, state: dict) -> None:
+        """A state while the character is being made: once both commands are answered,
+        `complete` if it shows the character, else the table's refusal as `ERROR` and the
+        confirmation again."""
+        answers, told = self.creation or {}, self.making or []
+        character = state.get("character")
+        if len(told) < 2:
+            return  # the commands' answers are not all in
+        self.making = None
+        if not character:
+            await self._error(told[0])
+            await self._creation_step()
+            return
+        self.creation = None
+        self.backstory = f"Pronouns: {answers.get('pronouns', '')}. {answers.get('backstory', '')}"
+        made = {
+            **character_state(character),
+            "stats": dict(character.get("attributes") or {}),
+            "pronouns": answers.get("pronouns", ""),
+            "backstory": answers.get("backstory", ""),
+        }
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
-        await hub.publish_state_refresh(seat.room_id)
 
     async def _creation_step(self) -> None:
         """The scene creation is at, or the confirmation once every scene is answered."""
@@ -431,6 +457,12 @@ class SideQuestConsumer(WebSocketCarrier):
         text, speaker = frame.get("text", ""), frame.get("speaker")
         if not text:
             return
+        if self.making is not None and not replayed:
+            if speaker == "system":
+                self.making.append(text)  # the answers of the commands that make it
+                return
+            if speaker == "player" and frame.get("name") == self.you.get("name"):
+                return  # the commands themselves
         if speaker == "player":
             if replayed and frame.get("name") == self.you.get("name"):
                 return  # my own lines: the client keeps them itself, as I typed them
@@ -459,6 +491,8 @@ class SideQuestConsumer(WebSocketCarrier):
     async def _on_state(self, state: dict) -> None:
         first = self.state is None
         self.state = state
+        if self.making is not None:
+            await self._made(state)
         if first:
             if not state.get("character"):
                 self.creation = {"step": 0}

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
 from keeper.models import ChronicleEntry, LoreEntry, TableSettings
+from keeper.rules.packs import catalog
 from loreweaver.i18n import Refusal
 from media_store import services as media_services
 from rooms import services as room_services
@@ -214,26 +215,11 @@ def background_of(room_id: int, member_id: str) -> str:
     return character.background if character else ""
 
 
-def make_character(room_id: int, member_id: str, name: str, pronouns: str, backstory: str) -> dict:
-    """The character a finished creation makes (the rule system's values rolled), as
-    `.st` shows it to a loreweaver client."""
+def make_word(room_id: int) -> str:
+    """The command that makes a character under the room's rule system (`coc`, `dnd`)."""
     system = TableSettings.of(room_id).system
-    character = characters.character_create(room_id=room_id, member_id=member_id, system=system, name=name)
-    character.background = f"Pronouns: {pronouns}\n{backstory}".strip()[:4000]
-    character.save(update_fields=["background"])
-    hp = next((r for r in characters.resources_for(character, "en") if r["id"] == "hp"), {})
-    return {
-        "name": character.name,
-        "hp": hp.get("value", 0),
-        "max_hp": hp.get("max", hp.get("value", 0)),
-        "level": 1,
-        "class": system,
-        "statuses": list(character.status_effects),
-        "inventory": [],
-        "stats": dict(character.attributes),
-        "pronouns": pronouns,
-        "backstory": backstory,
-    }
+    pack = catalog().packs.get(system)
+    return pack.make_char if pack and pack.make_char else "coc"
 
 
 # --- from the table's frames to the contract's messages ---------------------------

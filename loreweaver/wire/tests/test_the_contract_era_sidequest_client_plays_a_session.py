@@ -3,7 +3,7 @@ here, sending exactly what it sends (docs/sidequest.md, "The two client generati
 its lobby reads `/api/genres`; it connects without a key, twice on one socket; creation
 choices are 1-based indexes, "Create Character" confirms with "1", and `back` and
 `edit` (spelled `targetStep`) move between scenes; then actions, a dot command and a
-journal request, each ending with one NARRATION_END; and a reconnect. A loreweaver
+journal request, each ending with one NARRATION_END; a picture; and a reconnect. A loreweaver
 member of the same room hears the SideQuest player's lines."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ import urllib.request
 
 import websockets
 
-from loreweaver.testing.clients import WsClient
+from loreweaver.testing.clients import WsClient, settle, system_answer
+from loreweaver.testing.fake_llm import png
+from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import _database, dedicated_server
 from loreweaver.wire.tests.sidequest_client import SideQuestClient, ws_url
 
@@ -152,13 +154,19 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
                 answer = await wren.act(command)
                 assert [m["type"] for m in answer].count("NARRATION") >= 1, (command, answer)
 
+            # A picture the keeper puts in the room: the client's gallery fetches its link.
+            picture = png(6, 6, (10, 120, 60))
+            await upload(kay, picture, "image/png", "map.png")
+            image = await wren.expect("IMAGE")
+            fetched = await asyncio.to_thread(lambda: urllib.request.urlopen(image["url"], timeout=10).read())
+            assert fetched == picture and image["render_id"]
+
             # The room's lore: footnotes without a model, and the journal the client asks for.
-            await kay.say(
-                ".lore add The Lamp | lamp, lighthouse | The lamp at Gull Rock has been dark a year."
+            await settle(kay)  # what Kay was sent so far, so the answers below are the lore's
+            await system_answer(
+                kay, ".lore add The Lamp | lamp, lighthouse | The lamp at Gull Rock has been dark a year."
             )
-            await kay.say(".lore secret Silas | ferry | Silas sank the ferry.")
-            await kay.expect("narrative", speaker="system")
-            await kay.expect("narrative", speaker="system")
+            await system_answer(kay, ".lore secret Silas | ferry | Silas sank the ferry.")
             answer = await wren.act("I ask the harbourmaster about the lamp and the ferry.")
             notes = [n for m in answer if m["type"] == "NARRATION" for n in m["payload"]["footnotes"]]
             assert [n["summary"] for n in notes] == ["The Lamp: The lamp at Gull Rock has been dark a year."]
