@@ -91,6 +91,15 @@ class SideQuestClient:
             if received["type"] == kind and all(payload.get(k) == v for k, v in fields.items()):
                 return payload
 
+    async def until_end(self) -> list[dict]:
+        """Every message up to and including the next NARRATION_END (the end of a turn)."""
+        answer = []
+        while True:
+            received = await self.recv()
+            answer.append(received)
+            if received["type"] == "NARRATION_END":
+                return answer
+
     async def until_closed(self, timeout: float = TIMEOUT) -> list[dict]:
         """Every message up to the server's close."""
         received = []
@@ -104,3 +113,11 @@ class SideQuestClient:
         """Connect and wait for the contract's answer (`ready` or `connected`)."""
         await self.connect(name, key, world)
         return await self.expect("SESSION_EVENT")
+
+
+def open_to_any_name(env: Any, room: str) -> None:
+    """Open `room` to any name, as the operator does on the console."""
+    from loreweaver.testing.servers import _database
+
+    with _database(env) as (connection, mark):
+        connection.execute(f"UPDATE rooms_room SET open_to_all = {mark} WHERE name = {mark}", (True, room))

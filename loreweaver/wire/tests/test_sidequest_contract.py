@@ -20,6 +20,7 @@ from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text, Tool, png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
+from loreweaver.wire.tests.sidequest_client import open_to_any_name
 from rooms.models import SIDEQUEST_GENRES
 
 offline_server = dedicated_server()
@@ -577,7 +578,7 @@ async def test_a_room_the_operator_opened_admits_any_name_as_a_player(offline_se
         await closed.send("SESSION_EVENT", connect)
         assert (await closed.expect("ERROR"))["reconnect_required"] is False
 
-    _open(env, room)
+    open_to_any_name(env, room)
     listed = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
     assert room in listed["pulp_noir"]["worlds"]
     for _visit in range(2):  # the same name is the same member each time
@@ -594,10 +595,3 @@ async def test_a_room_the_operator_opened_admits_any_name_as_a_player(offline_se
                 assert event["initial_state"]["characters"][0]["name"] == "Wren"
             await guest.send("PLAYER_ACTION", {"action": "/gm set day 2"})
             assert "keeper" in (await guest.expect("ERROR"))["message"], "a guest is a player"
-
-
-def _open(env, room: str) -> None:
-    from loreweaver.testing.servers import _database
-
-    with _database(env) as (connection, mark):
-        connection.execute(f"UPDATE rooms_room SET open_to_all = {mark} WHERE name = {mark}", (True, room))

@@ -19,7 +19,7 @@ from loreweaver.testing.clients import WsClient, settle, system_answer
 from loreweaver.testing.fake_llm import png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import _database, dedicated_server
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, ws_url
+from loreweaver.wire.tests.sidequest_client import SideQuestClient, open_to_any_name, ws_url
 
 table = dedicated_server()
 
@@ -45,16 +45,8 @@ def _genres(server) -> dict:
     return json.loads(urllib.request.urlopen(url, timeout=10).read())
 
 
-def _open(env, room: str) -> None:
-    with _database(env) as (connection, mark):
-        connection.execute(f"UPDATE rooms_room SET open_to_all = {mark} WHERE name = {mark}", (True, room))
-
-
 class ContractEraClient(SideQuestClient):
     """What sidequest-ui 2e38505 puts on the wire, message for message."""
-
-    async def send(self, kind: str, payload: dict) -> None:
-        await self.send_raw(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
 
     async def connect_as_the_client_does(self, name: str, genre: str, world: str) -> None:
         # Once when the socket opens and once from its 300 ms timer.
@@ -71,20 +63,12 @@ class ContractEraClient(SideQuestClient):
         await self.send("PLAYER_ACTION", {"action": action, "aside": False})
         return await self.until_end()
 
-    async def until_end(self) -> list[dict]:
-        answer = []
-        while True:
-            received = await self.recv()
-            answer.append(received)
-            if received["type"] == "NARRATION_END":
-                return answer
-
 
 async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_a_reconnect(table, room):
     env = table.env
     async with await WsClient.connect(table.ws_url) as kay:
         await kay.join(env.mint(room, "Kay", "keeper"))  # the room exists; the keeper opens it
-        _open(env, room)
+        open_to_any_name(env, room)
         listed = await asyncio.to_thread(_genres, table)
         assert set(listed) <= CLIENT_GENRES
         assert listed["pulp_noir"]["worlds"] == [room], "a CoC room is listed under pulp_noir"
@@ -201,7 +185,7 @@ async def test_a_room_is_listed_under_the_genre_its_operator_chose(table, room):
     env = table.env
     async with await WsClient.connect(table.ws_url) as kay:
         await kay.join(env.mint(room, "Kay", "keeper"))
-    _open(env, room)
+    open_to_any_name(env, room)
     with _database(env) as (connection, mark):
         connection.execute(
             f"UPDATE rooms_room SET sidequest_genre = {mark} WHERE name = {mark}", ("victoria", room)

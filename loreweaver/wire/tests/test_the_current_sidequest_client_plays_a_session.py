@@ -17,9 +17,9 @@ import urllib.request
 import websockets
 
 from loreweaver.testing.clients import WsClient, settle
-from loreweaver.testing.servers import _database, dedicated_server
+from loreweaver.testing.servers import dedicated_server
 from loreweaver.wire.sidequest_table import unseen
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, ws_url
+from loreweaver.wire.tests.sidequest_client import SideQuestClient, open_to_any_name, ws_url
 from rooms.models import SIDEQUEST_GENRES
 
 lobby = dedicated_server(TRPG_SIDEQUEST__CLIENT="current")
@@ -41,8 +41,7 @@ def _http(server, path: str, body: dict | None = None) -> tuple[int, dict]:
 async def _open_room(server, room: str) -> WsClient:
     kay = await WsClient.connect(server.ws_url)
     await kay.join(server.env.mint(room, "Kay", "keeper"))
-    with _database(server.env) as (connection, mark):
-        connection.execute(f"UPDATE rooms_room SET open_to_all = {mark} WHERE name = {mark}", (True, room))
+    open_to_any_name(server.env, room)
     return kay
 
 
@@ -54,17 +53,6 @@ class CurrentClient(SideQuestClient):
         if last_seen_seq is not None:  # only the first connect of a page load carries it
             payload["last_seen_seq"] = last_seen_seq
         await self.send_raw(json.dumps({"type": "SESSION_EVENT", "payload": payload, "player_id": name}))
-
-    async def send(self, kind: str, payload: dict) -> None:
-        await self.send_raw(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
-
-    async def until_end(self) -> list[dict]:
-        answer = []
-        while True:
-            received = await self.recv()
-            answer.append(received)
-            if received["type"] == "NARRATION_END":
-                return answer
 
 
 async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobby, room):
