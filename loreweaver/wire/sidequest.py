@@ -110,7 +110,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         self.backstory = ""  # the viewer's character's background, for its sheet
         self.turn_actor: str | None = None  # whose line the Keeper's turn answers
         self.last_seen_seq = 0  # the current client's: the last line it has
-        self.seqs: dict[str, int] = {}  # line numbers by frame id, as looked up
+        self.seqs: dict[str, int] = {}  # the replayed lines' numbers, by frame id
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
@@ -485,9 +485,9 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         what it has seen by `seq`, and names the last at its connect)."""
         if settings.TRPG_SIDEQUEST_CLIENT != "current" or not frame.get("id"):
             return None
-        if frame["id"] not in self.seqs:
-            self.seqs.update(await database_sync_to_async(line_numbers)([frame["id"]]))
-        return self.seqs.get(frame["id"])
+        if frame["id"] in self.seqs:  # looked up with the join's replay
+            return self.seqs[frame["id"]]
+        return (await database_sync_to_async(line_numbers)([frame["id"]])).get(frame["id"])
 
     async def _narrate(self, text: str, notes: list[dict] | None = None, seq: int | None = None) -> None:
         payload = {"text": text, "state_delta": state_delta(self.state), "footnotes": notes or []}
