@@ -1,10 +1,11 @@
 """The operator chooses the SideQuest genre a room is listed under, on its console page
-(docs/sidequest.md, "Genres"); without a choice it follows the rule system, and a genre
-the SideQuest client has no look for is refused."""
+or when minting a key (docs/sidequest.md, "Genres"); without a choice it follows the
+rule system, and a genre the SideQuest client has no look for is refused."""
 
 from __future__ import annotations
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from loreweaver.wire.sidequest_table import genres
@@ -45,3 +46,20 @@ def test_a_genre_the_client_does_not_know_is_refused(harbour, admin_client):
     assert "The SideQuest client has no look for the genre star_chamber." in page
     harbour.refresh_from_db()
     assert harbour.sidequest_genre == ""
+
+
+def test_mint_key_can_set_the_rooms_genre(harbour):
+    call_command(
+        "mint_key",
+        "--room",
+        "harbour",
+        "--name",
+        "Kay",
+        "--role",
+        "keeper",
+        "--sidequest-genre",
+        "heavy_metal",
+    )
+    assert genres() == {"heavy_metal": {"worlds": ["harbour"]}}
+    with pytest.raises(CommandError, match="invalid choice: 'star_chamber'"):
+        call_command("mint_key", "--room", "harbour", "--name", "Pip", "--sidequest-genre", "star_chamber")

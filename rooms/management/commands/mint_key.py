@@ -1,5 +1,5 @@
 """`manage.py mint_key --room R --name N [--role player|keeper] [--expires-in SECONDS]
-[--purpose join|chat_bind]`."""
+[--purpose join|chat_bind] [--sidequest-genre GENRE]`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rooms.services import KeyAdminError, key_mint, room_name_to_use
+from rooms.models import SIDEQUEST_GENRES
+from rooms.services import KeyAdminError, key_mint, room_name_to_use, set_sidequest_genre
 
 
 class Command(BaseCommand):
@@ -24,6 +25,12 @@ class Command(BaseCommand):
             default=None,
             help="seconds the key lives (60 to 30 days); forever if left out",
         )
+        parser.add_argument(
+            "--sidequest-genre",
+            choices=SIDEQUEST_GENRES,
+            default=None,
+            help="also list the room to SideQuest clients under this genre (docs/sidequest.md)",
+        )
 
     def handle(
         self,
@@ -33,6 +40,7 @@ class Command(BaseCommand):
         role: str,
         purpose: str,
         expires_in: int | None,
+        sidequest_genre: str | None,
         **options: object,
     ) -> None:
         try:
@@ -40,6 +48,8 @@ class Command(BaseCommand):
             minted = key_mint(room=room, name=name, role=role, purpose=purpose, expires_in=expires_in)
         except KeyAdminError as exc:
             raise CommandError(str(exc)) from None
+        if sidequest_genre:
+            set_sidequest_genre(minted.access_key.room, sidequest_genre)
         access_key = minted.access_key
         kind = "chat_bind token" if purpose == "chat_bind" else f"{role} key"
         expiry = (
