@@ -3,8 +3,9 @@
 "The two client generations"): its lobby reads the genres with world objects, starts a
 game with `POST /api/games`, reads `GET /api/games/<slug>` and `GET /api/sessions`;
 it connects once by game slug with `last_seen_seq`, creates a character (index
-choices, `edit` spelled `target_step`, confirm "1"), takes its seat, plays, and comes
-back with the last `seq` it has seen. A slug cannot be guessed from a room's name."""
+choices, `edit` spelled `target_step`, confirm "1"), takes its seat, plays, gets a
+picture the keeper shares, and comes back with the last `seq` it has seen. A slug
+cannot be guessed from a room's name."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import urllib.request
 import websockets
 
 from loreweaver.testing.clients import WsClient, settle
+from loreweaver.testing.fake_llm import png
+from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
 from loreweaver.wire.sidequest_table import unseen
 from loreweaver.wire.tests.sidequest_client import SideQuestClient, open_to_any_name, ws_url
@@ -100,6 +103,12 @@ async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobb
             seqs = [m["payload"]["seq"] for m in answer if m["type"] == "NARRATION"]
             assert seqs and all(isinstance(seq, int) and seq > 0 for seq in seqs)
             last_seen = max(seqs)
+
+            picture = png(6, 6, (10, 120, 60))  # the keeper shares a picture: the gallery's
+            await upload(kay, picture, "image/png", "map.png")
+            image = await wren.expect("IMAGE")
+            fetched = await asyncio.to_thread(lambda: urllib.request.urlopen(image["url"], timeout=10).read())
+            assert fetched == picture
 
         await settle(kay)
         await kay.say("The fog rolls in off the water.")  # while Wren is away
