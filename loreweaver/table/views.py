@@ -3,6 +3,7 @@ at `/`, as any client of the protocol."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -14,7 +15,12 @@ from loreweaver.version import PROTOCOL_VERSION, VERSION
 @require_GET
 def table_page(request: HttpRequest) -> HttpResponse:
     """The table: join with a key (pasted, or from an invite link's `#key=`), play."""
-    response = render(request, "table/index.html", {"protocol": PROTOCOL_VERSION, "server_version": VERSION})
+    context = {
+        "protocol": PROTOCOL_VERSION,
+        "server_version": VERSION,
+        "input_max_chars": settings.TRPG_INPUT_MAX_CHARS,  # what the server takes, no less
+    }
+    response = render(request, "table/index.html", context)
     # The key travels in the fragment, which never reaches a server or a referrer.
     response["Referrer-Policy"] = "no-referrer"
     return response

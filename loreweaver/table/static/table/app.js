@@ -12,6 +12,9 @@ import { MediaChannel } from "./media.js";
 import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
 
 const PROTOCOL = document.body.dataset.protocol;
+// The seat (key and name) survives a reload of this tab, and nothing else: it is kept
+// in the tab's sessionStorage, never in the address, a cookie or a log.
+const SEAT = "loreweaver-seat";
 const BUSY_TIMEOUT_MS = 180000;
 const $ = (id) => document.getElementById(id);
 
@@ -347,6 +350,7 @@ function onFrame(frame) {
       $("open-keeper").hidden = frame.you.role !== "keeper";
       $("join-screen").hidden = true;
       $("table-screen").hidden = false;
+      sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, name: table.name, language: currentLocale() }));
       setConnection("connected");
       send({ type: "input", text: ".help" }); // its answer fills the command hints
       table.awaitingHelp = true;
@@ -355,7 +359,8 @@ function onFrame(frame) {
     }
     case "error":
       if (String(frame.code).startsWith("media_") && frame.code !== "media_not_found" && table.media.answered(frame)) break;
-      if (!table.joined) { showJoinError(frame.message); table.key = ""; break; }
+      if (!table.joined) { showJoinError(frame.message); table.key = ""; sessionStorage.removeItem(SEAT); break; }
+      if (frame.code === "rate_limited") { onTooFast(frame); break; }
       append(systemLine({ text: frame.message, level: "warn" }));
       break;
     case "narrative":
@@ -385,6 +390,26 @@ function onFrame(frame) {
     case "audio_state": table.audio.state(frame); break;
     default: break; // presence, pong, admin frames: nothing to draw here
   }
+}
+
+// Lines refused for coming too fast: one notice for a burst of them that counts them
+// (not a line each; it moves to the end of the story as more come), and the last
+// refused line back in the box, so nothing typed is lost.
+const FLOOD_MS = 10000;
+
+function onTooFast(frame) {
+  const now = Date.now();
+  const flood = table.flood && now - table.flood.at < FLOOD_MS ? table.flood : { count: 0 };
+  flood.count += 1;
+  flood.at = now;
+  const line = systemLine({ text: flood.count > 1 ? t("too-fast-again", { n: flood.count }) : frame.message, level: "warn" });
+  line.dataset.code = "rate_limited";
+  flood.line?.remove();
+  flood.line = line;
+  table.flood = flood;
+  append(line);
+  const input = $("say");
+  if (!input.value && table.lastSent) input.value = table.lastSent;
 }
 
 function fillHints(helpText) {
@@ -417,6 +442,28 @@ function connect() {
   });
 }
 
+// Near the limit the box says how much is left (the server takes `maxlength` characters).
+function showCount() {
+  const input = $("say");
+  const count = $("say-count");
+  const max = input.maxLength;
+  count.hidden = input.value.length < max * 0.8;
+  count.textContent = t("chars-left", { used: input.value.length, max });
+}
+
+function leave() {
+  sessionStorage.removeItem(SEAT);
+  table.key = ""; // no retry
+  table.joined = false;
+  table.socket?.close();
+  $("story").replaceChildren();
+  table.seen.clear();
+  $("join-key").value = "";
+  $("table-screen").hidden = true;
+  $("join-screen").hidden = false;
+  $("join-error").textContent = "";
+}
+
 function showJoinError(message) {
   $("join-screen").hidden = false;
   $("table-screen").hidden = true;
@@ -430,9 +477,14 @@ function start() {
   const language = fragment.get("lang") || (navigator.language?.startsWith("zh") ? "zh" : "en");
   $("join-language").value = language === "zh" ? "zh" : "en";
   setLocale($("join-language").value);
+  const kept = JSON.parse(sessionStorage.getItem(SEAT) || "null");
   if (fragment.get("key")) {
     $("join-key").value = fragment.get("key");
     history.replaceState(null, "", location.pathname); // the key leaves the address bar
+  } else if (kept?.key) { // a reload: the same seat
+    $("join-key").value = kept.key;
+    $("join-name").value = kept.name ?? "";
+    if (kept.language) { $("join-language").value = kept.language; setLocale(kept.language); }
   }
   table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
   table.audio = new AudioDesk($("audio-layers"), $("audio-unlock"), table.media);
@@ -455,8 +507,12 @@ function start() {
     table.history.push(input.value);
     table.historyAt = table.history.length;
     sendInput(input.value);
+    table.lastSent = input.value;
     input.value = "";
+    showCount();
   });
+  $("say").addEventListener("input", showCount);
+  $("leave").addEventListener("click", leave);
   $("say").addEventListener("keydown", (event) => {
     if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
     if (!table.history.length) return;

@@ -9,6 +9,8 @@ const WORDS = {
     initiative: "Initiative", scene: "Scene", variables: "Module", pregens: "Characters to claim",
     usage: "Model usage", gallery: "Pictures", audio: "Sound", "audio-on": "Turn sound on",
     connecting: "Connecting…", connected: "Connected", reconnecting: "Connection lost, reconnecting…",
+    leave: "Leave", "leave-title": "Leave the table: this tab forgets the key", "too-fast-again": "You are sending too fast ({n} lines refused). Your last line is back in the box: send it again in a moment.",
+    "chars-left": "{used} of {max} characters",
     busy: "{actor}: the Keeper is thinking…", "busy-activity": "{actor}: the Keeper is {activity}…",
     reading: "reading", dice: "rolling", cast: "voicing someone", bookkeeping: "keeping notes",
     "busy-timeout": "No answer for a while; the Keeper may still be working.",
@@ -40,6 +42,8 @@ const WORDS = {
     initiative: "先攻", scene: "场景", variables: "模组", pregens: "可认领的角色",
     usage: "模型用量", gallery: "图片", audio: "声音", "audio-on": "打开声音",
     connecting: "正在连接…", connected: "已连接", reconnecting: "连接中断，正在重连…",
+    leave: "离开", "leave-title": "离开这张桌子：本标签页将忘记密钥", "too-fast-again": "发送太快了（已拒绝 {n} 行）。你最后一行已放回输入框：稍等片刻再发送。",
+    "chars-left": "已输入 {used} / {max} 字",
     busy: "{actor}：守秘人正在思考…", "busy-activity": "{actor}：守秘人正在{activity}…",
     reading: "查阅", dice: "掷骰", cast: "扮演角色", bookkeeping: "记录",
     "busy-timeout": "许久没有回应；守秘人可能仍在处理。",
@@ -75,6 +79,9 @@ export function setLocale(next) {
   }
   for (const element of document.querySelectorAll("[data-i18n-placeholder]")) {
     element.placeholder = t(element.dataset.i18nPlaceholder);
+  }
+  for (const element of document.querySelectorAll("[data-i18n-title]")) {
+    element.title = t(element.dataset.i18nTitle);
   }
 }
 

@@ -18,7 +18,7 @@ export function storyLine(frame) {
   if (who && frame.speaker !== "system") item.append(element("span", "who", who));
   const body = element("div", "text");
   if (frame.format === "markdown") body.append(renderMarkdown(frame.text));
-  else body.textContent = frame.text;
+  else { body.textContent = frame.text; body.classList.add("plain"); }
   item.append(body);
   return item;
 }

@@ -1,0 +1,106 @@
+"""A newcomer's first minutes at the browser table, in Chromium at desktop and phone
+width (docs/decisions.md, "The browser table"): a wrong key leaves only the join screen
+and its error; `.help` keeps its line breaks; a reload keeps the seat (from the tab's
+sessionStorage, never the address or a cookie) until "Leave the table"; twelve quick
+sends give one notice and the refused line back in the box; the box takes what the
+server takes, with a counter near the limit; a long word wraps in the story."""
+
+from __future__ import annotations
+
+import pytest
+
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.servers import dedicated_server
+
+TIMEOUT = 20_000
+
+pytestmark = BROWSER_TESTS
+
+# Rate limits on, as a hosted table has them: five lines at once, one more every 2 s.
+limited = dedicated_server(TRPG_RATE__REFILL_SECONDS="2")
+
+
+@pytest.fixture(
+    params=[{"width": 1280, "height": 860}, {"width": 390, "height": 844}], ids=["desktop", "phone"]
+)
+def page(request, browser):
+    context = browser.new_context(viewport=request.param)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.width = request.param["width"]
+    yield page
+    context.close()
+
+
+def _shoot(page, screen: str) -> None:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"first-minutes-{screen}-{page.width}.png"))
+
+
+def test_a_wrong_key_leaves_only_the_join_screen_and_its_error(limited, page):
+    page.goto(limited.ws_url.replace("ws://", "http://"))
+    page.fill("#join-key", "not-a-key-at-all")
+    page.click("#join-form button[type=submit]")
+    page.locator("#join-error").filter(has_text="not valid").wait_for()
+    assert not page.locator("#table-screen").is_visible() and not page.locator("#say").is_visible()
+    assert "Connecting" not in page.inner_text("body")
+    _shoot(page, "wrong-key")
+
+
+def test_help_reads_as_a_list_and_a_reload_keeps_the_seat_until_leaving(limited, page, room):
+    key = limited.env.mint(room, "Tess")
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={key}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.fill("#say", ".help")
+    page.press("#say", "Enter")
+    help_line = page.locator("#story li.system").filter(has_text="Commands:").last
+    help_line.wait_for()
+    assert help_line.inner_text().count("\n") > 10, "one command a line, not one paragraph"
+    _shoot(page, "help")
+
+    page.reload()
+    page.locator("#table-screen").wait_for(state="visible")
+    assert key not in page.url and key not in page.evaluate("document.cookie")
+    assert page.inner_text("#room-name").endswith("Tess")
+
+    page.click("#leave")
+    page.locator("#join-screen").wait_for(state="visible")
+    page.reload()
+    page.locator("#join-screen").wait_for(state="visible")
+    assert not page.locator("#table-screen").is_visible(), "left: a reload asks for a key again"
+
+
+def test_a_flood_gives_one_notice_and_keeps_the_refused_line(limited, page, room):
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Flo')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.evaluate(  # twelve lines sent as fast as a hand on Enter can, well inside a second
+        """() => { for (let n = 0; n < 12; n++) {
+            document.getElementById("say").value = `.r 1d${n + 2}`;
+            document.getElementById("say-form").requestSubmit();
+        } }"""
+    )
+    notice = page.locator("#story li.system.warn")
+    notice.filter(has_text="lines refused").wait_for()
+    assert page.input_value("#say").startswith(".r 1d"), "the refused line is back in the box"
+    _shoot(page, "flood")
+    # Once the bucket refills, the line goes through; every refusal came before its roll.
+    page.fill("#say", ".r 1d100")
+    page.wait_for_timeout(2500)  # the refill the server waits for (not a wait for a frame)
+    page.press("#say", "Enter")
+    page.locator("#story li.dice-line").filter(has_text="1d100").wait_for()
+    assert notice.count() == 1, page.inner_text("#story")
+
+
+def test_the_box_takes_what_the_server_takes_and_a_long_word_wraps(limited, page, room):
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Lou')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.fill("#say", "x" * 5000)
+    assert len(page.input_value("#say")) == 4000, "the server takes 4,000 characters"
+    assert "4000 of 4000" in page.inner_text("#say-count")
+    page.fill("#say", "word" * 200)  # one word, 800 characters
+    page.press("#say", "Enter")
+    page.locator("#story li.player").last.wait_for()
+    story = page.locator("#story")
+    assert story.evaluate("node => node.scrollWidth <= node.clientWidth"), "nothing runs out of the story"
+    assert not page.locator("#say-count").is_visible()
+    _shoot(page, "long-word")
