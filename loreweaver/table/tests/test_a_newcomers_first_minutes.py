@@ -104,3 +104,23 @@ def test_the_box_takes_what_the_server_takes_and_a_long_word_wraps(limited, page
     assert story.evaluate("node => node.scrollWidth <= node.clientWidth"), "nothing runs out of the story"
     assert not page.locator("#say-count").is_visible()
     _shoot(page, "long-word")
+
+
+def test_names_words_and_markdown_read_as_written(limited, page, room):
+    """The join form asks for no name the key does not already carry; a yes-or-no
+    variable reads as a word, not `true`; `code` inside *emphasis* is code."""
+    page.goto(limited.ws_url.replace("ws://", "http://"))
+    assert page.locator("#join-name").count() == 0, "the key names its holder"
+    page.goto("about:blank")  # a new load, not a change of fragment
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Kay', 'keeper')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.fill("#say", ".panels enable harbour-clues")
+    page.press("#say", "Enter")
+    ledger = page.locator("#variables li").filter(has_text="The harbourmaster's ledger")
+    ledger.wait_for(state="attached")  # the sidebar is a drawer at a phone's width
+    assert ledger.inner_text() == "The harbourmaster's ledger: yes"
+    page.fill("#say", "I look around the harbour.")
+    page.press("#say", "Enter")
+    # The offline Keeper's first line: *(… connect one with `.model`, …)*
+    page.locator("#story li.kp em code").filter(has_text=".model").wait_for()
+    _shoot(page, "words")

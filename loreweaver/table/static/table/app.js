@@ -21,7 +21,6 @@ const $ = (id) => document.getElementById(id);
 const table = {
   socket: null,
   key: "",
-  name: "",
   you: null,
   joined: false,
   retries: 0,
@@ -236,7 +235,8 @@ function onState(frame) {
       if (entry.kind === "number" && entry.min !== undefined && entry.max !== undefined) {
         item.append(meterRow(entry.label, entry.value, entry.max));
       } else {
-        item.textContent = `${entry.label}: ${entry.value}`;
+        const value = typeof entry.value === "boolean" ? t(entry.value ? "yes" : "no") : entry.value;
+        item.textContent = `${entry.label}: ${value}`;
       }
       if (entry.hidden) item.title = "keepers only";
       return item;
@@ -350,7 +350,7 @@ function onFrame(frame) {
       $("open-keeper").hidden = frame.you.role !== "keeper";
       $("join-screen").hidden = true;
       $("table-screen").hidden = false;
-      sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, name: table.name, language: currentLocale() }));
+      sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, language: currentLocale() }));
       setConnection("connected");
       send({ type: "input", text: ".help" }); // its answer fills the command hints
       table.awaitingHelp = true;
@@ -425,7 +425,6 @@ function connect() {
   table.socket = socket;
   socket.addEventListener("open", () => {
     const join = { type: "join", key: table.key, locale: currentLocale(), client: { name: "loreweaver-browser", version: document.body.dataset.serverVersion } };
-    if (table.name) join.name = table.name;
     socket.send(JSON.stringify(join));
   });
   socket.addEventListener("message", (event) => {
@@ -483,7 +482,6 @@ function start() {
     history.replaceState(null, "", location.pathname); // the key leaves the address bar
   } else if (kept?.key) { // a reload: the same seat
     $("join-key").value = kept.key;
-    $("join-name").value = kept.name ?? "";
     if (kept.language) { $("join-language").value = kept.language; setLocale(kept.language); }
   }
   table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
@@ -495,7 +493,6 @@ function start() {
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     table.key = $("join-key").value.trim();
-    table.name = $("join-name").value.trim();
     if (!table.key) { $("join-error").textContent = t("key-missing"); return; }
     $("join-error").textContent = "";
     connect();

@@ -10,10 +10,10 @@ function inline(parent, text) {
     let node;
     if ((part.startsWith("**") && part.endsWith("**")) || (part.startsWith("__") && part.endsWith("__"))) {
       node = document.createElement("strong");
-      node.textContent = part.slice(2, -2);
+      inline(node, part.slice(2, -2)); // `code` inside stays code
     } else if (part.length > 2 && ((part.startsWith("*") && part.endsWith("*")) || (part.startsWith("_") && part.endsWith("_")))) {
       node = document.createElement("em");
-      node.textContent = part.slice(1, -1);
+      inline(node, part.slice(1, -1));
     } else if (part.startsWith("`") && part.endsWith("`") && part.length > 1) {
       node = document.createElement("code");
       node.textContent = part.slice(1, -1);
