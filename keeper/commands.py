@@ -186,15 +186,45 @@ def _unknown(word: str, caller: Caller) -> CommandReply:
     return CommandReply(reply)
 
 
-def help_text(caller: Caller) -> str:
-    """Two layers: every player's commands; a keeper also sees the keeper section."""
-    lines = [caller.say(_("Commands:"))]
-    for entry in REGISTRY.values():
-        if not entry.keeper_only:
+# `.help` groups the commands by topic: the module each is written in says which.
+_TOPICS = (
+    (_("Dice and checks:"), ("keeper.dice_commands",)),
+    (_("Characters:"), ("keeper.sheet_commands", "keeper.image_commands")),
+    (
+        _("Story, lore and modules:"),
+        ("keeper.lore_commands", "keeper.module_commands", "keeper.import_commands"),
+    ),
+    (_("The table:"), ("keeper.scene_commands", "keeper.table_commands", "keeper.variable_commands")),
+    (_("Packs, pictures and sound:"), ("keeper.pack_commands", "keeper.audio_commands")),
+    (_("The Keeper:"), ("keeper.kp.keeper_commands",)),
+)
+
+
+def _by_topic(entries: list[Command], caller: Caller) -> list[str]:
+    lines: list[str] = []
+    placed: set[str] = set()
+    for title, modules in (*_TOPICS, (_("More:"), None)):
+        group = [
+            e
+            for e in entries
+            if e.name not in placed and (modules is None or e.handler.__module__ in modules)
+        ]
+        if not group:
+            continue
+        lines.append(caller.say(title))
+        for entry in group:
+            placed.add(entry.name)
             lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help)}")
+    return lines
+
+
+def help_text(caller: Caller) -> str:
+    """Two layers, each grouped by topic: every player's commands; a keeper also sees
+    the keeper section."""
+    lines = [caller.say(_("Commands:"))]
+    lines += _by_topic([e for e in REGISTRY.values() if not e.keeper_only], caller)
     if caller.is_keeper:
+        lines.append("")
         lines.append(caller.say(_("Keeper commands:")))
-        for entry in REGISTRY.values():
-            if entry.keeper_only:
-                lines.append(f"  .{' / .'.join(entry.aliases)}  {caller.say(entry.help)}")
+        lines += _by_topic([e for e in REGISTRY.values() if e.keeper_only], caller)
     return "\n".join(lines)
