@@ -27,14 +27,13 @@ def page(request, browser):
     context = browser.new_context(viewport=request.param)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
-    page.width = request.param["width"]
     yield page
     context.close()
 
 
 def _shoot(page, screen: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"first-minutes-{screen}-{page.width}.png"))
+    page.screenshot(path=str(SCREENS / f"first-minutes-{screen}-{page.viewport_size['width']}.png"))
 
 
 def test_a_wrong_key_leaves_only_the_join_screen_and_its_error(limited, page):
@@ -124,3 +123,23 @@ def test_names_words_and_markdown_read_as_written(limited, page, room):
     # The offline Keeper's first line: *(… connect one with `.model`, …)*
     page.locator("#story li.kp em code").filter(has_text=".model").wait_for()
     _shoot(page, "words")
+
+
+def test_everyone_sees_who_is_at_the_table_and_who_comes_and_goes(limited, browser, room):
+    base = limited.ws_url.replace("ws://", "http://")
+    kay = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    kay.set_default_timeout(TIMEOUT)
+    kay.goto(f"{base}#key={limited.env.mint(room, 'Kay', 'keeper')}")
+    kay.locator("#online li").filter(has_text="Kay").wait_for()
+    pip = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    pip.set_default_timeout(TIMEOUT)
+    pip.goto(f"{base}#key={limited.env.mint(room, 'Pip_the_*quick*')}")
+    kay.locator("#story li.presence").filter(has_text="Pip_the_*quick* joined the table.").wait_for()
+    assert sorted(kay.locator("#online li bdi").all_inner_texts()) == ["Kay", "Pip_the_*quick*"]
+    assert pip.locator("#story li.presence").count() == 0, "the roll call at a join is not news"
+    _shoot(kay, "online")
+    pip.click("#leave")
+    kay.locator("#story li.presence").filter(has_text="Pip_the_*quick* left the table.").wait_for()
+    assert kay.locator("#online li bdi").all_inner_texts() == ["Kay"]
+    pip.context.close()
+    kay.context.close()

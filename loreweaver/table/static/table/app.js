@@ -291,6 +291,37 @@ async function openWebPanel(panel, box) {
   box.replaceChildren(box.querySelector("h3"), frame);
 }
 
+// --- who is here -----------------------------------------------------------------------
+
+// A line of the page's own in the story, as plain text (a name is never markup).
+function notice(text) {
+  const item = document.createElement("li");
+  item.className = "system presence";
+  item.textContent = text;
+  return item;
+}
+
+// The members online now, and a line in the story when someone comes or goes (not for
+// the roll call a join brings, nor for oneself).
+function onPresence(frame) {
+  const here = new Map((frame.players ?? []).filter((p) => p.online !== false).map((p) => [p.id, p.name]));
+  if (table.present) {
+    for (const [id, name] of here) if (!table.present.has(id) && id !== table.you?.id) append(notice(t("joined", { name })));
+    for (const [id, name] of table.present) if (!here.has(id) && id !== table.you?.id) append(notice(t("left", { name })));
+  }
+  table.present = here;
+  $("online").replaceChildren(
+    ...[...here].map(([id, name]) => {
+      const item = document.createElement("li");
+      item.className = "online";
+      const label = document.createElement("bdi"); // a name in any script reads on its own
+      label.textContent = name;
+      item.append(avatarImage(null, name), label, id === table.you?.id ? ` (${t("you")})` : "");
+      return item;
+    }),
+  );
+}
+
 // --- media --------------------------------------------------------------------------
 
 function onMedia(frame) {
@@ -340,6 +371,7 @@ function onFrame(frame) {
       }
       table.you = frame.you;
       table.joined = true;
+      table.present = null; // the roll call that follows the join is not news
       // A reconnect's replay repeats what is drawn already: lines are known by id, and
       // the dice replayed after a known line are skipped with it, until the first state.
       table.replaying = $("story").children.length > 0;
@@ -388,7 +420,8 @@ function onFrame(frame) {
     case "media_accept": table.media.answered(frame); break;
     case "audio_control": table.audio.control(frame); break;
     case "audio_state": table.audio.state(frame); break;
-    default: break; // presence, pong, admin frames: nothing to draw here
+    case "presence": onPresence(frame); break;
+    default: break; // pong, admin frames: nothing to draw here
   }
 }
 
