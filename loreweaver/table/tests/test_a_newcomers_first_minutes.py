@@ -143,3 +143,22 @@ def test_everyone_sees_who_is_at_the_table_and_who_comes_and_goes(limited, brows
     assert kay.locator("#online li bdi").all_inner_texts() == ["Kay"]
     pip.context.close()
     kay.context.close()
+
+
+def test_at_a_phones_width_the_story_fills_the_screen_and_the_sheet_is_a_drawer(limited, browser, room):
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Ash')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    column = page.locator(".story-column").bounding_box()
+    assert column["y"] + column["height"] >= 844 - 2, "the story and the box reach the bottom"
+    assert column["height"] > 844 * 0.75
+    page.click("#toggle-side")
+    page.locator("#side").wait_for(state="visible")
+    assert not page.locator("#story").is_visible(), "the drawer takes the story's place"
+    side = page.locator("#side").bounding_box()
+    assert side["height"] > 844 * 0.75
+    _shoot(page, "drawer")
+    page.click("#toggle-side")
+    page.locator("#story").wait_for(state="visible")
+    page.context.close()

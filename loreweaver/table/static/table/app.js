@@ -16,6 +16,7 @@ const PROTOCOL = document.body.dataset.protocol;
 // in the tab's sessionStorage, never in the address, a cookie or a log.
 const SEAT = "loreweaver-seat";
 const BUSY_TIMEOUT_MS = 180000;
+const UPLOADED_SHOWN_MS = 4000;
 const $ = (id) => document.getElementById(id);
 
 const table = {
@@ -347,6 +348,7 @@ async function upload(file) {
       progress.textContent = t("uploading", { name: file.name, percent: Math.round(fraction * 100) });
     });
     progress.textContent = t("uploaded", { name: file.name });
+    setTimeout(() => { progress.hidden = true; }, UPLOADED_SHOWN_MS); // the picture itself stays in the story
   } catch (refused) {
     progress.textContent = t("upload-refused", { name: file.name, message: refused.message });
   }
@@ -563,6 +565,8 @@ function start() {
   $("toggle-side").addEventListener("click", (event) => {
     const open = $("side").classList.toggle("open");
     event.target.setAttribute("aria-expanded", String(open));
+    event.target.dataset.i18n = open ? "story" : "sheet"; // the way back, once the drawer is open
+    event.target.textContent = t(event.target.dataset.i18n);
   });
   if ($("join-key").value) $("join-form").requestSubmit();
 }
