@@ -98,8 +98,9 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
     picture = tmp_path / "harbour.png"
     picture.write_bytes(png(16, 16, (40, 90, 160)))
     pip.page.set_input_files("#upload", str(picture))
-    pip.page.locator("#upload-progress", has_text="harbour.png").wait_for()
+    pip.page.locator("#upload-progress", has_text="harbour.png is in the room.").wait_for()
     lee.page.locator("#gallery img[src^='blob:']").wait_for()
+    pip.page.locator("#upload-progress").wait_for(state="hidden")  # done: the notice goes
 
     # A module panel: the keeper turns it on, a player picks a choice.
     kay.say(".panels enable harbour-clues")
