@@ -86,8 +86,9 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
 
     # A character, then a Keeper turn that streams in and closes as one line.
     lee.say(".coc Lee")
-    lee.page.locator("#toggle-side").click()  # at a phone's width the sheet folds away
+    lee.page.locator("#toggle-side").click()  # at a phone's width the sheet is a drawer
     lee.page.locator("#character-body", has_text="Lee").wait_for()
+    lee.page.locator("#toggle-side").click()  # and back to the story
     pip.say("I listen at the harbour office door.")
     for seat in (kay, pip, lee):
         seat.page.locator("#story > li.kp:not(.draft)").first.wait_for()
@@ -99,7 +100,9 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
     picture.write_bytes(png(16, 16, (40, 90, 160)))
     pip.page.set_input_files("#upload", str(picture))
     pip.page.locator("#upload-progress", has_text="harbour.png is in the room.").wait_for()
+    lee.page.locator("#toggle-side").click()  # the pictures are in the drawer
     lee.page.locator("#gallery img[src^='blob:']").wait_for()
+    lee.page.locator("#toggle-side").click()
     pip.page.locator("#upload-progress").wait_for(state="hidden")  # done: the notice goes
 
     # A module panel: the keeper turns it on, a player picks a choice.
