@@ -106,12 +106,16 @@ def test_the_box_takes_what_the_server_takes_and_a_long_word_wraps(limited, page
 
 
 def test_names_words_and_markdown_read_as_written(limited, page, room):
-    """The join form asks for no name the key does not already carry; a yes-or-no
-    variable reads as a word, not `true`; `code` inside *emphasis* is code."""
+    """The join form asks for no name the key does not already carry; the AI narrator
+    is not confused with a human keeper named Keeper; a yes-or-no variable reads as a
+    word, not `true`; `code` inside *emphasis* is code."""
     page.goto(limited.ws_url.replace("ws://", "http://"))
     assert page.locator("#join-name").count() == 0, "the key names its holder"
     page.goto("about:blank")  # a new load, not a change of fragment
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Kay', 'keeper')}")
+    # A keeper named as `make serve` names the first one.
+    page.goto(
+        f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Keeper', 'keeper')}"
+    )
     page.locator("#table-screen").wait_for(state="visible")
     page.fill("#say", ".panels enable harbour-clues")
     page.press("#say", "Enter")
@@ -122,6 +126,10 @@ def test_names_words_and_markdown_read_as_written(limited, page, room):
     page.press("#say", "Enter")
     # The offline Keeper's first line: *(… connect one with `.model`, …)*
     page.locator("#story li.kp em code").filter(has_text=".model").wait_for()
+    assert page.locator("#story li.player .who").last.inner_text() == "Keeper"
+    assert page.locator("#story li.kp .who").first.inner_text() == "AI Keeper", (
+        "the narrator is not the keeper"
+    )
     _shoot(page, "words")
 
 
