@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.fake_llm import png
 from loreweaver.testing.servers import dedicated_server
 
 TIMEOUT = 20_000
@@ -170,3 +171,28 @@ def test_at_a_phones_width_the_story_fills_the_screen_and_the_sheet_is_a_drawer(
     page.click("#toggle-side")
     page.locator("#story").wait_for(state="visible")
     page.context.close()
+
+
+def test_a_shared_picture_shows_in_the_story_and_opens_full_size(limited, page, room, tmp_path):
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Pat')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    picture = tmp_path / "harbour map.png"
+    picture.write_bytes(png(40, 30, (40, 90, 160)))
+    page.set_input_files("#upload", str(picture))
+    line = page.locator("#story li.picture").filter(has_text="harbour map.png")
+    line.locator("img[src^='blob:']").wait_for()
+    assert line.locator("a").get_attribute("href").startswith("blob:")
+    size = line.locator("img").evaluate("image => [image.naturalWidth, image.naturalHeight]")
+    assert size == [40, 30]
+    _shoot(page, "picture")
+
+
+def test_a_name_written_right_to_left_is_isolated_from_the_line(limited, page, room):
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'שרה')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.fill("#say", ".r 1d6")
+    page.press("#say", "Enter")
+    for who in (page.locator("#story li.player .who").last, page.locator("#story .dice .who").last):
+        who.wait_for()
+        assert who.evaluate("node => [node.tagName, node.textContent]") == ["BDI", "שרה"]
+    assert page.locator("#online bdi").first.inner_text() == "שרה"

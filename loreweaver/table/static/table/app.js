@@ -208,9 +208,9 @@ function onState(frame) {
     const item = document.createElement("li");
     item.className = member.online ? "online" : "offline";
     item.append(avatarImage(member.avatar, member.name));
-    const name = document.createElement("span");
-    name.textContent = member.name + (member.active ? ` (${t("you")})` : "") + (member.ai ? " ⚙" : "");
-    item.append(name);
+    const name = document.createElement("bdi");
+    name.textContent = member.name;
+    item.append(name, (member.active ? ` (${t("you")})` : "") + (member.ai ? " ⚙" : ""));
     party.append(item);
   }
 
@@ -331,7 +331,20 @@ function onMedia(frame) {
   const item = document.createElement("li");
   const image = document.createElement("img");
   image.alt = frame.name;
-  table.media.url(frame.hash).then((url) => { image.src = url; }).catch(() => {});
+  // In the story too: a thumbnail that opens the picture full size.
+  const line = document.createElement("li");
+  line.className = "picture";
+  const caption = document.createElement("bdi");
+  caption.textContent = frame.name;
+  const open = document.createElement("a");
+  open.target = "_blank";
+  open.rel = "noopener";
+  const thumbnail = document.createElement("img");
+  thumbnail.alt = frame.name;
+  open.append(thumbnail);
+  line.append(open, caption);
+  append(line);
+  table.media.url(frame.hash).then((url) => { image.src = url; thumbnail.src = url; open.href = url; }).catch(() => {});
   const portrait = document.createElement("button");
   portrait.type = "button";
   portrait.textContent = t("portrait");

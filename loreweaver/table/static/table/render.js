@@ -15,7 +15,8 @@ export function storyLine(frame) {
   const item = element("li", frame.speaker === "kp" ? "kp" : frame.speaker);
   item.dataset.id = frame.id ?? "";
   const who = frame.speaker === "kp" ? frame.name || t("keeper") : frame.name;
-  if (who && frame.speaker !== "system") item.append(element("span", "who", who));
+  // Names are isolated: one written right to left never reorders the line around it.
+  if (who && frame.speaker !== "system") item.append(element("bdi", "who", who));
   const body = element("div", "text");
   if (frame.format === "markdown") body.append(renderMarkdown(frame.text));
   else { body.textContent = frame.text; body.classList.add("plain"); }
@@ -47,7 +48,7 @@ export function diceCard(frame) {
   card.setAttribute("role", "group");
   const what = frame.skill || frame.expr;
   card.setAttribute("aria-label", `${frame.actor}: ${what} ${frame.total} ${outcome.label ?? ""}`.trim());
-  card.append(element("span", "who", frame.actor));
+  card.append(element("bdi", "who", frame.actor));
   card.append(element("span", "what", what));
   card.append(element("span", "total", frame.total));
   if (frame.target !== undefined) card.append(element("span", "target", `/ ${frame.target}`));
