@@ -196,3 +196,25 @@ def test_a_name_written_right_to_left_is_isolated_from_the_line(limited, page, r
         who.wait_for()
         assert who.evaluate("node => [node.tagName, node.textContent]") == ["BDI", "שרה"]
     assert page.locator("#online bdi").first.inner_text() == "שרה"
+
+
+def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
+    page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Kay', 'keeper')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.click("#open-keeper")
+    dialog = page.locator("#keeper-screens")
+    dialog.locator("input[id^=k-]").first.fill("Temp")
+    dialog.locator("button[type=submit]", has_text="Mint").click()
+    temp = dialog.locator(".keys li").filter(has=page.locator("input[value=Temp]"))
+    temp.first.wait_for()
+    asked = []
+    page.once("dialog", lambda question: (asked.append(question.message), question.dismiss()))
+    temp.first.locator("button", has_text="Delete").click()
+    assert asked and "Temp" in asked[0], "the keeper is asked"
+    assert temp.count() == 1, "dismissed: the key stays"
+    page.once("dialog", lambda question: question.accept())
+    temp.first.locator("button", has_text="Delete").click()
+    temp.first.wait_for(state="detached")
+    page.context.close()

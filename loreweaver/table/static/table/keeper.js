@@ -89,7 +89,10 @@ export class KeeperScreens {
           text: key.role === "keeper" ? t("make-player") : t("make-keeper"),
           on: { click: () => this.send({ type: "admin_update_key", id: key.id, role: key.role === "keeper" ? "player" : "keeper" }) },
         }),
-        node("button", { type: "button", text: t("delete"), on: { click: () => this.send({ type: "admin_delete_key", id: key.id }) } }),
+        node("button", { type: "button", text: t("delete"), on: { click: () => {
+          // A deleted key is gone for good, and its holder is closed at once: ask first.
+          if (confirm(t("delete-key-confirm", { name: key.name }))) this.send({ type: "admin_delete_key", id: key.id });
+        } } }),
         node("span", { text: ` ${key.role}` }),
       );
     });
