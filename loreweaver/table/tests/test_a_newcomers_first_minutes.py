@@ -1,9 +1,12 @@
 """A newcomer's first minutes at the browser table, in Chromium at desktop and phone
 width (docs/decisions.md, "The browser table"): a wrong key leaves only the join screen
 and its error; `.help` keeps its line breaks; a reload keeps the seat (from the tab's
-sessionStorage, never the address or a cookie) until "Leave the table"; twelve quick
-sends give one notice and the refused line back in the box; the box takes what the
-server takes, with a counter near the limit; a long word wraps in the story."""
+sessionStorage, never the address or a cookie) until "Leave"; twelve quick sends give
+one notice and the refused line back in the box; the box takes what the server takes,
+with a counter near the limit; a long word wraps; who is at the table, and who comes
+and goes; names read as written and never as markup, right to left isolated; the AI
+narrator is not the keeper; a shared picture shows in the story; at a phone's width
+the story fills the screen and the sheet is a drawer; deleting a key asks first."""
 
 from __future__ import annotations
 
