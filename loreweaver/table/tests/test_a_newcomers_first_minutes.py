@@ -35,6 +35,12 @@ def page(request, browser):
     context.close()
 
 
+def _join(page, server, key: str) -> None:
+    """Open the table with an invite link's key and wait until seated."""
+    page.goto(f"{server.ws_url.replace('ws://', 'http://')}#key={key}")
+    page.locator("#table-screen").wait_for(state="visible")
+
+
 def _shoot(page, screen: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / f"first-minutes-{screen}-{page.viewport_size['width']}.png"))
@@ -52,8 +58,7 @@ def test_a_wrong_key_leaves_only_the_join_screen_and_its_error(limited, page):
 
 def test_help_reads_as_a_list_and_a_reload_keeps_the_seat_until_leaving(limited, page, room):
     key = limited.env.mint(room, "Tess")
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={key}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, key)
     page.fill("#say", ".help")
     page.press("#say", "Enter")
     help_line = page.locator("#story li.system").filter(has_text="Commands:").last
@@ -74,8 +79,7 @@ def test_help_reads_as_a_list_and_a_reload_keeps_the_seat_until_leaving(limited,
 
 
 def test_a_flood_gives_one_notice_and_keeps_the_refused_line(limited, page, room):
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Flo')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "Flo"))
     page.evaluate(  # twelve lines sent as fast as a hand on Enter can, well inside a second
         """() => { for (let n = 0; n < 12; n++) {
             document.getElementById("say").value = `.r 1d${n + 2}`;
@@ -95,8 +99,7 @@ def test_a_flood_gives_one_notice_and_keeps_the_refused_line(limited, page, room
 
 
 def test_the_box_takes_what_the_server_takes_and_a_long_word_wraps(limited, page, room):
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Lou')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "Lou"))
     page.fill("#say", "x" * 5000)
     assert len(page.input_value("#say")) == 4000, "the server takes 4,000 characters"
     assert "4000 of 4000" in page.inner_text("#say-count")
@@ -160,8 +163,7 @@ def test_everyone_sees_who_is_at_the_table_and_who_comes_and_goes(limited, brows
 def test_at_a_phones_width_the_story_fills_the_screen_and_the_sheet_is_a_drawer(limited, browser, room):
     page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     page.set_default_timeout(TIMEOUT)
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Ash')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "Ash"))
     column = page.locator(".story-column").bounding_box()
     assert column["y"] + column["height"] >= 844 - 2, "the story and the box reach the bottom"
     assert column["height"] > 844 * 0.75
@@ -177,8 +179,7 @@ def test_at_a_phones_width_the_story_fills_the_screen_and_the_sheet_is_a_drawer(
 
 
 def test_a_shared_picture_shows_in_the_story_and_opens_full_size(limited, page, room, tmp_path):
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Pat')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "Pat"))
     picture = tmp_path / "harbour map.png"
     picture.write_bytes(png(40, 30, (40, 90, 160)))
     page.set_input_files("#upload", str(picture))
@@ -191,8 +192,7 @@ def test_a_shared_picture_shows_in_the_story_and_opens_full_size(limited, page, 
 
 
 def test_a_name_written_right_to_left_is_isolated_from_the_line(limited, page, room):
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'שרה')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "שרה"))
     page.fill("#say", ".r 1d6")
     page.press("#say", "Enter")
     for who in (page.locator("#story li.player .who").last, page.locator("#story .dice .who").last):
@@ -204,8 +204,7 @@ def test_a_name_written_right_to_left_is_isolated_from_the_line(limited, page, r
 def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     page.set_default_timeout(TIMEOUT)
-    page.goto(f"{limited.ws_url.replace('ws://', 'http://')}#key={limited.env.mint(room, 'Kay', 'keeper')}")
-    page.locator("#table-screen").wait_for(state="visible")
+    _join(page, limited, limited.env.mint(room, "Kay", "keeper"))
     page.click("#open-keeper")
     dialog = page.locator("#keeper-screens")
     dialog.locator("input[id^=k-]").first.fill("Temp")
