@@ -45,6 +45,9 @@ class CharacterCreation:
             await self._creation_step()
             return
         choice = creation.choice.strip()
+        if step < len(CREATION_STEPS) and creation.phase == "confirmation":
+            await self._creation_step()  # a confirmation before the last scene: that scene again
+            return
         if step < len(CREATION_STEPS):
             answer = creation_answer(step, choice) if choice else ""
             if answer is None:

@@ -1,6 +1,6 @@
 """The current SideQuest client's lobby (docs/sidequest.md, "The two client generations"):
-its genres with world objects, `POST /api/games`, `GET /api/games/<slug>` and
-`GET /api/sessions`, served when `TRPG_SIDEQUEST__CLIENT` is `current`.
+`POST /api/games`, `GET /api/games/<slug>` and `GET /api/sessions` (always answered),
+and `/api/genres` in the shape of the generation `TRPG_SIDEQUEST__CLIENT` names.
 
 A game is a room open to any name; its slug names the room and carries a token made
 from the server's secret key, so a slug cannot be guessed from a room's name: only the
