@@ -12,8 +12,8 @@ import { MediaChannel } from "./media.js";
 import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
 
 const PROTOCOL = document.body.dataset.protocol;
-// The seat (key and name) survives a reload of this tab, and nothing else: it is kept
-// in the tab's sessionStorage, never in the address, a cookie or a log.
+// The seat (key and language) survives a reload of this tab, and nothing else: it is
+// kept in the tab's sessionStorage, never in the address, a cookie or a log.
 const SEAT = "loreweaver-seat";
 const BUSY_TIMEOUT_MS = 180000;
 const UPLOADED_SHOWN_MS = 4000;
@@ -498,17 +498,13 @@ function showCount() {
   count.textContent = t("chars-left", { used: input.value.length, max });
 }
 
+// Leave the table: the tab forgets the seat, and the page starts afresh at the join
+// screen (nothing of this room's story, party or pictures stays drawn).
 function leave() {
   sessionStorage.removeItem(SEAT);
   table.key = ""; // no retry
-  table.joined = false;
   table.socket?.close();
-  $("story").replaceChildren();
-  table.seen.clear();
-  $("join-key").value = "";
-  $("table-screen").hidden = true;
-  $("join-screen").hidden = false;
-  $("join-error").textContent = "";
+  location.replace(location.pathname);
 }
 
 function showJoinError(message) {
