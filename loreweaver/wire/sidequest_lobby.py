@@ -151,7 +151,8 @@ def sessions_view(request: HttpRequest) -> JsonResponse:
                 "genre": genre_of(room),
                 "world": room.name,
                 "session_id": game_slug(room),
-                "players": [{"player_id": m.member_id, "display_name": m.name} for m in members],
+                # Names only: a member's id stays inside the server (the client's ids are names too).
+                "players": [{"player_id": m.name, "display_name": m.name} for m in members],
                 "current_turn": 0,
                 "current_location": story.scene_name if story else "",
                 "turn_mode": "structured" if table and table.turn_mode == "structured" else "free_play",

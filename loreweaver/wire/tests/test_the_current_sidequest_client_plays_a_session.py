@@ -77,7 +77,9 @@ async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobb
         assert (await asyncio.to_thread(_http, lobby, f"/api/games/{room}-{'0' * 16}"))[0] == 404
         status, sessions = await asyncio.to_thread(_http, lobby, "/api/sessions")
         mine = next(s for s in sessions["sessions"] if s["world"] == room)
-        assert mine["session_key"] == slug and [p["display_name"] for p in mine["players"]] == ["Kay"]
+        assert mine["session_key"] == slug and mine["players"] == [
+            {"player_id": "Kay", "display_name": "Kay"}
+        ]
 
         async with await CurrentClient.open(lobby) as wren:
             await wren.connect_by_slug(slug, "Wren", 0)
