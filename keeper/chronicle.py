@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from keeper.models import CampaignSummary, ChronicleEntry, Story
+from loreweaver import frames
 from rooms.models import Speaker, TranscriptEntry
 
 FOLD_AT, FOLD_TO = 0.6, 0.4
@@ -48,8 +49,10 @@ def estimate_tokens(text: str) -> int:
     return ascii_chars // 4 + (len(text) - ascii_chars) + 1
 
 
-def roll_line(frame: dict) -> str:
-    """A dice frame as a short line: who, what, the total and how it went."""
+def roll_line(frame: dict, locale: str = "en") -> str:
+    """A dice frame as a short line: who, what, the total and how it went (its outcome's
+    label in `locale`: a recorded frame holds it in every language)."""
+    frame = frames.for_viewer(frame, locale)
     what = frame.get("skill") or frame.get("expr") or "?"
     line = f"{frame.get('actor', '?')} {what}: {frame.get('total', '?')}"
     outcome = frame.get("outcome")

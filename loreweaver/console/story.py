@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from loreweaver import frames
 from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
 
 SPEAKERS = {"kp": "Keeper", "system": "System", "npc": "NPC", "player": "Player"}
@@ -53,6 +54,7 @@ def story_as_seen(room: Room, limit: int) -> list[StoryLine]:
 
 def _event_html(frame: dict) -> SafeString:
     if frame.get("type") == "dice":
+        frame = frames.for_viewer(frame, "en")  # a recorded outcome holds its label in every language
         outcome = (frame.get("outcome") or {}).get("label")
         return format_html(
             "<li class='dice'>🎲 {} rolls {}: {} → <b>{}</b>{}</li>",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from keeper.frames import outcome_wire
+from keeper.rules import coc7
 from loreweaver import frames
 from rooms.models import Audience
 from rooms.services import key_mint, room_get_or_create, transcript_append, turn_event_record
@@ -22,6 +24,10 @@ def page(admin_client):
     transcript_append(room=room, speaker="player", name="Tess", text="I **light** the _lamp_ <now>.")
     turn_event_record(room=room, frame=frames.dice("Tess", "roll", "1d6", [4], 4))
     turn_event_record(room=room, frame=frames.narrative("n1", "npc", "Who goes there?", name="Old Ben"))
+    checked = outcome_wire(coc7.grade(40, 50))
+    turn_event_record(
+        room=room, frame=frames.dice("Tess", "check", "1d100", [40], 40, target=50, outcome=checked)
+    )
     turn_event_record(
         room=room,
         frame=frames.dice("Kay", "roll", "1d100", [13], 13),
@@ -34,7 +40,8 @@ def test_the_story_shows_as_players_saw_it(page):
     room, html = page
     assert "I <strong>light</strong> the <em>lamp</em> &lt;now&gt;." in html, "rendered, and escaped"
     assert "Tess rolls 1d6: 4 → <b>4</b>" in html and "<b>Old Ben</b>: <p>Who goes there?</p>" in html
-    assert "1d100" not in html, "a keeper-only roll is not what players saw"
+    assert "Tess rolls 1d100: 40 → <b>40</b> (Success)" in html, "an outcome reads as a word"
+    assert "1d100: 13" not in html, "a keeper-only roll is not what players saw"
     assert f"{room.created_at:%Y-%m-%d} " in html and " UTC</small>" in html
 
 
