@@ -543,7 +543,7 @@ class AccessKeyAdmin(admin.ModelAdmin):
                 "name": key.name,
                 "role": key.role,
                 "room": key.room.name,
-                "invite": console.invitation(request, key.room.name, key.name, key.role, minted.key),
+                **console.invitation_context(request, key.room.name, key.name, key.role, minted.key),
                 "done_url": reverse("admin:rooms_room_change", args=[key.room_id]),
             },
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
@@ -103,15 +104,27 @@ def backup_target(room: Room, label: str) -> str:
     return f"{backups.room_folder(room).relative_to(backups.backup_dir().parent)}/{label}-<date>-<time>.json"
 
 
+def invite_link(request: HttpRequest, key: str) -> str:
+    """The browser table's link that joins with `key` (in the fragment, which never
+    reaches a server or a referrer, and which the page removes from the address)."""
+    return f"{'https' if request.is_secure() else 'http'}://{request.get_host()}/#key={quote(key, safe='')}"
+
+
+def invitation_context(request: HttpRequest, room: str, name: str, role: str, key: str) -> dict[str, str]:
+    """The minted key's page: the invitation to send and the link alone."""
+    return {"invite": invitation(request, room, name, role, key), "link": invite_link(request, key)}
+
+
 def invitation(request: HttpRequest, room: str, name: str, role: str, key: str) -> str:
-    """What to send a new member: where the table is (WebSocket, browser, Iroh ticket
-    when this server has one) and their key."""
+    """What to send a new member: the link that opens the table in a browser, where the
+    table is for other clients (WebSocket, Iroh ticket when this server has one) and
+    their key."""
     secure = request.is_secure()
     host = request.get_host()
     lines = [
         f'You are invited to the table "{room}" as {name} ({role}).',
+        f"Open in a browser: {invite_link(request, key)}",
         f"WebSocket: {'wss' if secure else 'ws'}://{host}/",
-        f"Browser: {'https' if secure else 'http'}://{host}/",
     ]
     ticket_file = Path(settings.DATA_DIR) / TICKET_FILE
     if ticket_file.is_file():

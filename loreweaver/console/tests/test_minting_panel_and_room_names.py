@@ -1,5 +1,6 @@
 """Minting in the console (docs/operations.md, "The operator console"): the new key is
-in a panel with copy buttons and a ready invitation (addresses, ticket, key), never in
+in a panel with copy buttons, the link that opens the table joined, and a ready
+invitation (the link, addresses, ticket, key), never in
 a message that travels in the session; new room names are trimmed, in a safe
 character set, and never a twin of a room that differs only in capitals."""
 
@@ -35,6 +36,10 @@ def test_a_minted_key_comes_in_a_panel_with_an_invitation_to_copy(admin_client):
     assert "ws://testserver/" in invite and "Iroh ticket: endpointabc123" in invite
     assert f"Key: {key}" in invite and "ops" in invite
     assert 'data-copy="minted-key"' in page and 'data-copy="minted-invite"' in page
+    # The one link a player clicks: the browser table, joined with the key in its fragment.
+    link = f"http://testserver/#key={key}"
+    assert f"Open in a browser: {link}" in invite
+    assert f'<code id="minted-link">{link}</code>' in page and 'data-copy="minted-link"' in page
     assert reverse("admin:rooms_room_change", args=[room.pk]) in page, "dismissed to the room's page"
     assert key not in admin_client.get(reverse("admin:rooms_room_change", args=[room.pk])).content.decode(), (
         "not shown again (no message carries it)"
