@@ -92,6 +92,7 @@ class InitiativeEntry(models.Model):
     current = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name_plural = "initiative entries"
         ordering = ["room", "-value", "-tiebreak", "id"]
         constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_initiative_entry_per_name")]
 
@@ -180,6 +181,7 @@ class Npc(models.Model):
     secret = models.TextField(blank=True, help_text="keeper-only")
 
     class Meta:
+        verbose_name, verbose_name_plural = "NPC", "NPCs"
         ordering = ["room", "name"]
         constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_npc_per_name")]
 
@@ -331,6 +333,7 @@ class LoreEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "lore entries"
         ordering = ["room", "order", "id"]
         indexes = [models.Index(fields=["room", "order"])]
 
