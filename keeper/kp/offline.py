@@ -50,7 +50,6 @@ class Scene:
     place: str
     npc: str
     first_time: bool
-    lore: tuple[str, str] | None = None  # (title, content) of a public fact the line mentions
 
 
 def _pick(options: list[str], line: str) -> str:
@@ -114,7 +113,6 @@ class OfflineKeeper:
             first_time=not TranscriptEntry.objects.filter(
                 room_id=self.room_id, speaker=Speaker.KEEPER
             ).exists(),
-            lore=_public_fact(self.room_id, line),
         )
 
     def _say(self, scene: Scene, options: dict[str, list[str]] | dict[str, str]) -> str:
@@ -136,8 +134,10 @@ class OfflineKeeper:
             text, call = await database_sync_to_async(self._first_round)(scene)
             if scene.first_time:
                 text = self._say(scene, book["first_time"]) + "\n\n" + text
-            if scene.lore is not None:
-                title, content = scene.lore
+            # Only the first round's narration recalls a fact (looked up once a turn).
+            fact = await database_sync_to_async(_public_fact)(self.room_id, scene.line)
+            if fact is not None:
+                title, content = fact
                 recall = book["recall"].get(scene.locale) or book["recall"]["en"]
                 text += "\n\n" + recall.format(actor=scene.actor.name or "?", title=title, content=content)
         else:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from keeper.commands import Caller, keeper_refusal
 from loreweaver.i18n import _, say
+from loreweaver.wire import coordination
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (
     Action,
@@ -189,10 +190,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         elif isinstance(parsed, Creation):
             await self._create(parsed)
         elif isinstance(parsed, JournalRequest):
-            entries = await database_sync_to_async(journal)(
-                self.session.seat.room_id, parsed.category, parsed.sort_by
-            )
-            await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
+            await self._journal(parsed)
         elif isinstance(parsed, Seat):
             # The current client takes a seat after creation; a member's seat here is the key.
             seat = {"player_id": self.you.get("id", ""), "character_slot": parsed.character_slot}
@@ -201,6 +199,21 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self._narrate(say(self.session.locale, _UNPLAYABLE_NOTICE))
             await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
         # VOICE_SIGNAL: nothing this server keeps.
+
+    async def _journal(self, request: JournalRequest) -> None:
+        """`JOURNAL_RESPONSE`. Each request reads the room's lore and chronicle, so it is
+        paced by the member's own input bucket, as a line of play is."""
+        seat = self.session.seat
+        allowed = await coordination.shared().take_tokens(
+            [f"member:{seat.room_id}:{seat.member.member_id}"],
+            burst=settings.TRPG_RATE_BURST,
+            refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
+        )
+        if not allowed:
+            self.session.send_error("rate_limited")
+            return
+        entries = await database_sync_to_async(journal)(seat.room_id, request.category, request.sort_by)
+        await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
 
     async def _connect(self, connect: Connect) -> None:
         if self.connect_sent:

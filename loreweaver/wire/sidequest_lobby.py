@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
-from keeper.models import Story, TableSettings
+from keeper.models import TableSettings
 from loreweaver.wire import coordination
 from loreweaver.wire.protocol.sidequest import parse_new_game
 from loreweaver.wire.sidequest_table import genre_of, genres
@@ -52,12 +52,13 @@ def rich_genres() -> dict[str, dict]:
     """`GET /api/genres` for the current client: each genre with its open rooms as
     world objects."""
     listed: dict[str, dict] = {}
-    for room in Room.objects.filter(open_to_all=True).order_by("name"):
+    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
+    for room in open_rooms.order_by("name"):
         genre = genre_of(room)
         entry = listed.setdefault(
             genre, {"name": genre.replace("_", " ").title(), "description": "", "worlds": []}
         )
-        story = Story.objects.filter(room=room).first()
+        story = getattr(room, "story", None)
         entry["worlds"].append(
             {
                 "slug": room.name,
@@ -134,23 +135,27 @@ def game_view(request: HttpRequest, slug: str) -> JsonResponse:
 @require_GET
 def sessions_view(request: HttpRequest) -> JsonResponse:
     """`GET /api/sessions[?genre=]`: the open rooms with someone online, and who."""
-    rooms = [
-        r for r in Room.objects.filter(open_to_all=True) if request.GET.get("genre") in (None, genre_of(r))
-    ]
-    online = coordination.online_now([room.pk for room in rooms]) if rooms else {}
+    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
+    asked = request.GET.get("genre")
+    rooms = [(room, genre_of(room)) for room in open_rooms]
+    rooms = [(room, genre) for room, genre in rooms if asked in (None, genre)]
+    online = coordination.online_now([room.pk for room, _genre in rooms]) if rooms else {}
     sessions = []
-    for room in rooms:
+    for room, genre in rooms:
         members = online.get(room.pk) or []
         if not members:
             continue
-        table = TableSettings.objects.filter(room=room).first()
-        story = Story.objects.filter(room=room).first()
+        table, story, slug = (
+            getattr(room, "table_settings", None),
+            getattr(room, "story", None),
+            game_slug(room),
+        )
         sessions.append(
             {
-                "session_key": game_slug(room),
-                "genre": genre_of(room),
+                "session_key": slug,
+                "genre": genre,
                 "world": room.name,
-                "session_id": game_slug(room),
+                "session_id": slug,
                 # Names only: a member's id stays inside the server (the client's ids are names too).
                 "players": [{"player_id": m.name, "display_name": m.name} for m in members],
                 "current_turn": 0,

@@ -32,8 +32,8 @@ def genre_of(room: Room, chosen: str | None = None) -> str:
     chosen = room.sidequest_genre if chosen is None else chosen
     if chosen:
         return chosen
-    settings_row = TableSettings.objects.filter(room=room).first()
-    system = settings_row.system if settings_row else "coc7"
+    table = getattr(room, "table_settings", None)  # rooms listed together select it with them
+    system = table.system if table else "coc7"
     return SIDEQUEST_GENRE_OF_SYSTEM.get(system, SIDEQUEST_GENRE_FALLBACK)
 
 
@@ -42,7 +42,7 @@ def genres() -> dict[str, dict[str, list[str]]]:
     carries no key, so those are the rooms the operator opened to any name; each is a
     world of its genre, and only genres the client knows are ever listed."""
     listed: dict[str, dict[str, list[str]]] = {}
-    for room in Room.objects.filter(open_to_all=True).order_by("name"):
+    for room in Room.objects.filter(open_to_all=True).select_related("table_settings").order_by("name"):
         listed.setdefault(genre_of(room), {"worlds": []})["worlds"].append(room.name)
     return dict(sorted(listed.items()))
 
