@@ -32,7 +32,7 @@ async def model_for_room(room_id: int, member_id: str = "", locale: str = "") ->
     if config.usable:
         return client_for(config), config.context_window
     if await database_sync_to_async(plays_sample)(room_id):
-        return SampleKeeper(room_id, member_id), 0
+        return SampleKeeper(room_id, member_id, locale), 0
     return OfflineKeeper(room_id, member_id, locale), 0
 
 

@@ -25,6 +25,7 @@ from django.conf import settings
 
 from keeper import game, lore
 from keeper.kp.sample import streamed
+from keeper.kp.words import mentions, names_npc
 from keeper.llm.client import StreamEvent, ToolCall, ToolCalls
 from keeper.models import LoreEntry, Npc, Story
 from rooms.models import Speaker, TranscriptEntry
@@ -58,21 +59,10 @@ def _pick(options: list[str], line: str) -> str:
     return options[digest % len(options)]
 
 
-def _mentions(line: str, words: list[str]) -> bool:
-    """Whether the line holds one of the words (English ones whole, in any case)."""
-    for word in words:
-        if word.isascii():
-            if re.search(rf"\b{re.escape(word)}\b", line, re.IGNORECASE):
-                return True
-        elif word in line:
-            return True
-    return False
-
-
 def intent_of(line: str) -> str | None:
     """The first intent whose words the line mentions, or None (plain narration)."""
     for name, intent in phrasebook()["intents"].items():
-        if _mentions(line, intent["words"]["en"] + intent["words"]["zh"]):
+        if mentions(line, intent["words"]["en"] + intent["words"]["zh"]):
             return name
     return None
 
@@ -103,7 +93,7 @@ class OfflineKeeper:
         book = phrasebook()
         place = (story.scene_name or story.module_title) if story else ""
         line = latest.text if latest else ""
-        npc = next((n.name for n in Npc.objects.filter(room_id=self.room_id) if _names_npc(line, n.name)), "")
+        npc = next((n.name for n in Npc.objects.filter(room_id=self.room_id) if names_npc(line, n.name)), "")
         return Scene(
             locale=self.locale,
             line=line,
@@ -206,9 +196,3 @@ def _public_fact(room_id: int, line: str) -> tuple[str, str] | None:
         if any(lore.mentions(line, word) for word in [entry.title, *entry.keywords]):
             return entry.title, entry.content[:500]
     return None
-
-
-def _names_npc(line: str, name: str) -> bool:
-    """Whether the line names the NPC (its full name, or its first name)."""
-    words = [name, name.split()[0]] if name.split() else [name]
-    return _mentions(line, [w for w in words if len(w) > 1])

@@ -1,201 +1,60 @@
-"""The offline sample Keeper: a scripted Keeper that plays a short adventure of our own
-when no usable model is configured.
+"""The offline sample Keeper: a Keeper that plays a short adventure of our own, "The
+Lamp at Gull Rock", when no usable model is configured.
 
 It is a model like any other to the turn loop (`stream` / `complete`): it streams its
 narration in small pieces, asks for real checks through the same tools, and reads
-their results before it goes on. `demo_setup` installs the adventure into an empty
-room when a keeper sends the guided action (docs/decisions.md, "The offline Keeper
-and the sample adventure").
+their results before it goes on. What it plays is data (`sample_adventure.yaml`):
+places with the actions players may take there, NPCs who answer when addressed, clues
+kept as module variables, and two endings. It answers what a player's line does, in
+the room's language, and rolls for the character of whoever said it. Once an ending
+is played the offline Keeper takes over. `demo_setup` installs the adventure when a
+keeper sends the guided action (docs/decisions.md, "The offline Keeper and the sample
+adventure").
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
+import yaml
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from keeper import characters
+from keeper import characters, variables
+from keeper.kp.words import mentions, names_npc
 from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
-from keeper.models import Character, KeeperNote, Npc, Story
-from loreweaver.i18n import _, say
-from rooms.models import TranscriptEntry, TurnEvent
+from keeper.models import Character, KeeperNote, ModuleVariable, Npc, Story
+from rooms import backups
+from rooms.models import Room, Speaker, TranscriptEntry, TurnEvent
 
 GUIDED_ACTIONS = ("Start the built-in sample adventure", "开始内置示例冒险")
 MODULE_ID = "sample"
 CHUNK_WORDS = 3
+ADVENTURE = Path(__file__).with_name("sample_adventure.yaml")
+# Tool calls carry the step they belong to, so the next round knows what it follows.
+_CALL = "sample:"
 
 
-TITLE = _("The Lamp at Gull Rock")
-INTRO = _(
-    "Autumn 1923. The lighthouse on Gull Rock, a mile off a grey fishing town, has been dark for "
-    "three nights. The harbour master wants someone to row out and learn why."
-)
-TRUTH = (
-    "Silas Marsh put the lamp out on purpose: its beam was calling something up from the drowned "
-    "chapel beneath the rock, whose bell he hears at low tide. His log, hidden under the stairs, "
-    "tells the whole story."
-)
-NPCS = (
-    (
-        "Ruth Cobb",
-        "The harbour master: brisk, weathered, chews her pipe when worried, calls everyone 'friend'.",
-        "She has taken Silas's money to keep the fishing boats away from the rock.",
-    ),
-    (
-        "Silas Marsh",
-        "The lighthouse keeper: gaunt, soft-spoken, eyes red from sleeplessness, flinches at bells.",
-        "He hears a drowned bell ring under the rock whenever the lamp is lit.",
-    ),
-)
-SKILLS = {"spot_hidden": 60, "psychology": 50, "library_use": 55, "listen": 50}
+@cache
+def adventure() -> dict:
+    """The adventure's data, read once."""
+    return yaml.safe_load(ADVENTURE.read_text(encoding="utf-8"))
 
 
-@dataclass(frozen=True)
-class Step:
-    """One round of a beat: narration, then optionally one tool call. `after` maps
-    the previous check's result (`success` / `failure`) to narration that opens the step."""
-
-    text: str
-    tool: tuple[str, dict] | None = None
-    after: dict[str, str] | None = None
-    scene: str | None = None
-
-
-BEATS: tuple[tuple[Step, ...], ...] = (
-    (
-        # The Stage Director opens the adventure with a title card.
-        Step(
-            "",
-            (
-                "present",
-                {
-                    "template": "title_card",
-                    "title": TITLE,
-                    "subtitle": _("Kingsmouth, autumn 1923"),
-                    "act": _("Act I"),
-                },
-            ),
-        ),
-        Step(
-            _(
-                "Rain needles the harbour of Kingsmouth as the last light goes. Out on Gull Rock the "
-                "lighthouse stands black against the clouds: dark, for the third night running. "
-                "A stocky woman in an oilskin hurries down the quay towards you."
-            ),
-            ("speak_as_npc", {"npc": "Ruth Cobb", "direction": "_ruth"}),
-            scene=_("Kingsmouth harbour"),
-        ),
-        Step(
-            _(
-                "She presses a lantern into your hands and points at a dinghy knocking against the "
-                "steps. **What do you do?**"
-            )
-        ),
-    ),
-    (
-        Step(
-            _(
-                "You row out through the swell. The rock rises slick and black, and the lighthouse door "
-                "stands ajar, creaking in the wind. You raise the lantern and study the threshold..."
-            ),
-            ("skill_check", {"skill": "spot_hidden"}),
-            scene=_("The foot of the lighthouse"),
-        ),
-        Step(
-            _("**Up the stairs, or call out first?**"),
-            after={
-                "success": _(
-                    "Fresh scratches score the iron frame from the *inside*, as if someone had fought "
-                    "to keep the door shut. A chain lies coiled on the steps."
-                ),
-                "failure": _("Salt, rust and wet stone: nothing you can make sense of in this light."),
-            },
-        ),
-    ),
-    (
-        Step(
-            _(
-                "Boots scrape above. A gaunt man comes down the spiral stair with a candle, squinting "
-                "at you as if you were the storm itself."
-            ),
-            ("speak_as_npc", {"npc": "Silas Marsh", "direction": "_silas"}),
-            scene=_("The lighthouse stair"),
-        ),
-        Step(
-            _("You watch his face as he speaks..."),
-            ("skill_check", {"skill": "psychology"}),
-        ),
-        Step(
-            _("**What do you say to him?**"),
-            after={
-                "success": _(
-                    "He is not lying so much as terrified. His eyes keep sliding to the space under "
-                    "the stairs."
-                ),
-                "failure": _("His face gives you nothing but weariness."),
-            },
-        ),
-    ),
-    (
-        Step(
-            _(
-                "Under the stairs, wrapped in oilcloth, you find a water-stained logbook. The last pages "
-                "are crowded with a cramped hand. You try to make sense of them..."
-            ),
-            ("skill_check", {"skill": "library_use"}),
-            scene=_("Under the stairs"),
-        ),
-        # The page they found, handed over as a letter (legible or not, it is what they hold).
-        Step(
-            "",
-            (
-                "present",
-                {
-                    "template": "letter",
-                    "from": _("S. Marsh, keeper of the Gull Rock light"),
-                    "date": _("14 October 1923"),
-                    "body": _(
-                        "The ink has run across most of the page. ...low water again... the bell rings "
-                        "closer... I will not light it again."
-                    ),
-                },
-            ),
-            after={
-                "success": _(
-                    "The entries speak of a chapel that sank with the old village, and of a bell that "
-                    "answers the lamp. *Every night I light it, the bell rings closer.*"
-                ),
-                "failure": _("The ink has run; you catch only one line: *the bell rings closer*."),
-            },
-        ),
-        Step(
-            _(
-                "Far below the rock, muffled by fathoms of water, a bell begins to toll.\n\n"
-                "*This is where the sample adventure ends. A keeper can connect a real model with "
-                "`.model` to play on.*"
-            )
-        ),
-    ),
-)
-NPC_LINES = {
-    "_ruth": _(
-        "Friend, you look like someone who can hold an oar. Silas hasn't lit that lamp in three nights, "
-        "and I'll not send my boats past a dark rock. Will you row out?"
-    ),
-    "_silas": _(
-        "You shouldn't have come. The lamp stays dark. It's better dark. Go back before the tide turns."
-    ),
-}
-EPILOGUE = _(
-    "The sample adventure is over. A keeper can connect a model with `.model` to keep playing, "
-    "or start afresh with `.reset all`."
-)
+def text_in(options: dict, locale: str, line: str = "") -> str:
+    """`options` ({en, zh}, each a text or a list to pick from by the line) in `locale`."""
+    chosen = options.get(locale) or options["en"]
+    if isinstance(chosen, list):
+        chosen = chosen[int(hashlib.sha256(line.encode("utf-8")).hexdigest(), 16) % len(chosen)]
+    return chosen
 
 
 def is_guided_action(text: str) -> bool:
@@ -204,45 +63,73 @@ def is_guided_action(text: str) -> bool:
 
 
 def plays_sample(room_id: int) -> bool:
-    """Whether the room is playing the sample adventure."""
-    return Story.objects.filter(room_id=room_id, module_id=MODULE_ID).exists()
+    """Whether the room is playing the sample adventure (set up, not yet ended)."""
+    if not Story.objects.filter(room_id=room_id, module_id=MODULE_ID).exists():
+        return False
+    ending = ModuleVariable.objects.filter(room_id=room_id, var_id="sample.ending").first()
+    return ending is None or not ending.value
 
 
 def room_is_empty(room_id: int) -> bool:
     """Nothing has happened here yet: no story, characters, module or NPCs."""
-    story = Story.objects.filter(room_id=room_id).first()
     return not (
         TranscriptEntry.objects.filter(room_id=room_id).exists()
         or TurnEvent.objects.filter(room_id=room_id).exists()
         or Character.objects.filter(room_id=room_id).exists()
         or Npc.objects.filter(room_id=room_id).exists()
         or KeeperNote.objects.filter(room_id=room_id).exists()
-        or (story is not None and (story.module_id or story.scene_name))
+        or Story.objects.filter(room_id=room_id).exclude(module_id="", scene_name="").exists()
     )
 
 
+def can_start(room_id: int) -> bool:
+    """Whether the sample adventure may start here: the story has not begun a module."""
+    return not Story.objects.filter(room_id=room_id).exclude(module_id="").exists()
+
+
 def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
-    """Install the sample adventure if the room is still empty (the caller holds the
-    room's turn). Returns False, changing nothing, when it is not."""
+    """Install the sample adventure if the room's story has not begun a module (the
+    caller holds the room's turn); a room where anything has happened is backed up
+    first (`before-sample-…`). Returns False, changing nothing, when it may not start."""
+    if not can_start(room_id):
+        return False
+    if not room_is_empty(room_id):
+        backups.safety_backup(Room.objects.get(pk=room_id).name, "before-sample")
+    book = adventure()
     with transaction.atomic():
-        if not room_is_empty(room_id):
+        if not can_start(room_id):
             return False
         story = Story.of(room_id)
         story.module_id = MODULE_ID
-        story.module_title = say(locale, TITLE)
-        story.module_intro = say(locale, INTRO)
-        story.module_truth = TRUTH
+        story.module_title = text_in(book["title"], locale)
+        story.module_intro = text_in(book["intro"], locale)
+        story.module_truth = book["truth"]
         story.progress = 0
-        story.clock_minutes = 19 * 60 + 40
+        story.scene_name = ""
+        story.clock_minutes = book["clock"]
         story.save()
-        for npc_name, persona, secret in NPCS:
-            Npc.objects.create(room_id=room_id, name=npc_name, persona=persona, secret=secret)
-        investigator = characters.character_create(
-            room_id=room_id, member_id=member_id, system="coc7", name=name
-        )
-        investigator.skills.update(SKILLS)
-        investigator.save(update_fields=["skills"])
+        for npc_name, npc in book["npcs"].items():
+            Npc.objects.update_or_create(
+                room_id=room_id,
+                name=npc_name,
+                defaults={"persona": npc["persona"], "secret": npc["secret"]},
+            )
+        ModuleVariable.objects.filter(room_id=room_id, var_id__startswith="sample.").delete()
+        variables.declare(room_id, book["variables"], source=MODULE_ID)
+        investigator(room_id, member_id, name)
     return True
+
+
+def investigator(room_id: int, member_id: str, name: str) -> Character:
+    """The member's active character; one with the adventure's skills is made for a
+    member who has none, so everyone who acts has a sheet to roll on."""
+    found = characters.active_character(room_id, member_id)
+    if found is not None:
+        return found
+    made = characters.character_create(room_id=room_id, member_id=member_id, system="coc7", name=name)
+    made.skills.update(adventure()["skills"])
+    made.save(update_fields=["skills"])
+    return made
 
 
 def chunks(text: str) -> list[str]:
@@ -261,69 +148,250 @@ async def streamed(text: str) -> AsyncIterator[TextDelta]:
         yield TextDelta(piece)
 
 
+@dataclass
+class Position:
+    """Where the adventure stands when a line is answered: the line, who said it (and
+    the character they roll with), the place and the clues found."""
+
+    line: str
+    actor: str
+    skills: dict
+    place: str
+    flags: set[str]
+    guided: bool
+
+
+@dataclass
+class Round:
+    """What one round says and does: narration, then at most one tool call, tagged
+    with the step (`tag`) the next round follows on from."""
+
+    text: str = ""
+    tool: tuple[str, dict] | None = None
+    tag: str = ""
+
+
 class SampleKeeper:
-    """The scripted Keeper of the sample adventure (see the module docstring)."""
+    """The sample adventure's Keeper for one turn (see the module docstring)."""
 
     # No model behind it: the campaign's summary is folded by extraction.
     writes_summaries = False
 
-    def __init__(self, room_id: int, member_id: str = "") -> None:
+    def __init__(self, room_id: int, member_id: str = "", locale: str = "en") -> None:
         self.room_id = room_id
         self.member_id = member_id
+        self.locale = locale if locale in ("en", "zh") else "en"
 
-    def _position(self) -> tuple[Story | None, str, str]:
-        story = Story.objects.filter(room_id=self.room_id).first()
-        mine = Character.objects.filter(room_id=self.room_id, owner=self.member_id, active=True).first()
-        anyone = mine or Character.objects.filter(room_id=self.room_id, active=True).order_by("id").first()
-        locale = "zh" if story and story.module_title == say("zh", TITLE) else "en"
-        return story, anyone.name if anyone else "", locale
+    # --- the state the adventure keeps ----------------------------------------------
+
+    def _position(self) -> Position:
+        latest = (
+            TranscriptEntry.objects.filter(room_id=self.room_id, speaker=Speaker.PLAYER)
+            .order_by("-id")
+            .first()
+        )
+        member_id = latest.member_id if latest else self.member_id
+        character = investigator(self.room_id, member_id, latest.name if latest else "?")
+        found = dict(
+            ModuleVariable.objects.filter(room_id=self.room_id, var_id__startswith="sample.").values_list(
+                "var_id", "value"
+            )
+        )
+        line = latest.text if latest else ""
+        return Position(
+            line=line,
+            actor=character.name,
+            skills=character.skills,
+            place=str(found.get("sample.place") or "harbour"),
+            flags={key.removeprefix("sample.") for key, value in found.items() if value is True},
+            guided=is_guided_action(line),
+        )
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            ModuleVariable.objects.filter(room_id=self.room_id, var_id=f"sample.{name}").update(value=value)
+
+    def _gain(self, flags: list[str]) -> None:
+        self._set(**dict.fromkeys(flags, True))
+
+    def _go(self, place: str) -> None:
+        self._set(place=place)
+        name = text_in(adventure()["places"][place]["name"], self.locale)
+        Story.objects.filter(room_id=self.room_id).update(scene_name=name)
+
+    def _beat(self) -> None:
+        """One player line answered: the story moves on and its clock with it."""
+        minutes = adventure()["minutes_per_beat"]
+        Story.objects.filter(room_id=self.room_id).update(
+            progress=F("progress") + 1, clock_minutes=F("clock_minutes") + minutes
+        )
+
+    def _end(self, ending: str) -> None:
+        self._set(ending=ending)
+
+    # --- the turn --------------------------------------------------------------------
 
     async def stream(self, messages: list[dict], tools: list[dict]) -> AsyncIterator[StreamEvent]:
-        """The next round of the current beat, read off the conversation so far."""
-        story, investigator, locale = await database_sync_to_async(self._position)()
+        """The next round of the answer to the newest line, read off the conversation."""
+        story = await database_sync_to_async(Story.objects.filter(room_id=self.room_id).first)()
         if story is None or story.module_id != MODULE_ID:
             return
-        if story.progress >= len(BEATS):
-            for piece in chunks(say(locale, EPILOGUE)):
-                yield TextDelta(piece)
-            return
-        beat = BEATS[story.progress]
-        # Rounds already played in this turn follow the turn's last user line.
-        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-        rounds_done = sum(
-            1 for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls")
-        )
-        step = beat[min(rounds_done, len(beat) - 1)]
-        text = say(locale, step.text) if step.text else ""
-        if step.after:
-            verdict = "success" if "(success)" in str(messages[-1].get("content", "")) else "failure"
-            text = (say(locale, step.after[verdict]) + "\n\n" + text).strip()
-        async for piece in streamed(text):
+        position = await database_sync_to_async(self._position)()
+        follows, verdict = _last_step(messages)
+        if follows is None:
+            chosen = await database_sync_to_async(self._first_round)(position)
+        else:
+            chosen = await database_sync_to_async(self._next_round)(position, follows, verdict)
+        async for piece in streamed(chosen.text.replace("{actor}", position.actor)):
             yield piece
-        if step.tool is None:
-            await database_sync_to_async(self._advance)()
-            return
-        if step.scene:
-            await database_sync_to_async(self._set_scene)(say(locale, step.scene))
-        name, arguments = step.tool
-        if name == "skill_check":
-            arguments = {**arguments, "character": investigator}
-        elif name == "present":
-            arguments = {
-                key: value if key == "template" else say(locale, value) for key, value in arguments.items()
+        if chosen.tool is not None:
+            name, arguments = chosen.tool
+            call_id = f"{_CALL}{chosen.tag}:{len(messages)}"
+            yield ToolCalls([ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))])
+
+    def _first_round(self, position: Position) -> Round:
+        book = adventure()
+        if position.guided:
+            return Round(tool=("present", self._title_card(book["title"], book["act"])), tag="open:title")
+        self._beat()
+        place = book["places"][position.place]
+        for npc_name, npc in book["npcs"].items():
+            if names_npc(position.line, npc_name) or mentions(position.line, npc.get("aliases", [])):
+                if npc_name not in place.get("npcs", []):
+                    return Round(self._say(npc["away"]))
+                return self._npc(position, npc_name, npc)
+        for number, action in enumerate(place["actions"]):
+            if _matches(position.line, action["words"]):
+                return self._act(position, action, f"act:{position.place}:{number}")
+        return Round(self._say(place["hints"], position.line))
+
+    def _npc(self, position: Position, npc_name: str, npc: dict) -> Round:
+        for number, topic in enumerate(npc["topics"]):
+            if _matches(position.line, topic["words"]):
+                tag = f"npc:{npc_name}:{number}"
+                break
+        else:
+            topic, tag = {"line": npc["default"]}, f"npc:{npc_name}:default"
+        if not set(topic.get("needs", [])) <= position.flags:
+            return Round(self._say(topic["blocked"]))
+        if topic.get("again") and set(topic.get("gain", [])) <= position.flags:
+            return Round(self._say(topic["again"]))
+        if topic.get("check"):
+            return Round(self._say(topic["text"]), self._check(position, topic["check"]), tag)
+        return Round(tool=("speak_as_npc", {"npc": npc_name, "direction": f"{_CALL}{tag}"}), tag=tag)
+
+    def _act(self, position: Position, action: dict, tag: str) -> Round:
+        if not set(action.get("needs", [])) <= position.flags:
+            return Round(self._say(action["blocked"]))
+        if action.get("again") and set(action.get("gain", [])) <= position.flags:
+            return Round(self._say(action["again"]))
+        lead = self._say(action["text"]) if action.get("text") else ""
+        skipped = action.get("skip_check_with") and set(action["skip_check_with"]) <= position.flags
+        if action.get("check") and not skipped:
+            return Round(lead, self._check(position, action["check"]), tag)
+        if action.get("speak"):
+            npc = action["speak"]
+            return Round(lead, ("speak_as_npc", {"npc": npc, "direction": f"{_CALL}npc:{npc}:default"}), tag)
+        if skipped:
+            lead = f"{lead}\n\n{self._say(action['success'])}"
+        return self._outcome(action, lead, success=True)
+
+    def _outcome(self, action: dict, said: str, *, success: bool) -> Round:
+        """What follows an action's check (or the action, when it has none)."""
+        if action.get("ends") and success:
+            ending = adventure()["endings"][action["ends"]]
+            self._end(action["ends"])
+            said = f"{said}\n\n{self._say(ending['text'])}".strip()
+            return Round(said, ("present", self._title_card(ending["title"])), "end")
+        if success:
+            self._gain(action.get("gain", []))
+            if action.get("go"):
+                self._go(action["go"])
+        if action.get("present"):
+            handout = {
+                key: value if key == "template" else text_in(value, self.locale)
+                for key, value in action["present"].items()
             }
-        call_id = f"sample_{story.progress}_{rounds_done}"
-        yield ToolCalls([ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))])
+            return Round(said, ("present", handout), "handout")
+        return Round(said)
 
-    def _set_scene(self, scene: str) -> None:
-        Story.objects.filter(room_id=self.room_id).update(scene_name=scene)
+    def _next_round(self, position: Position, follows: str, verdict: bool) -> Round:
+        book = adventure()
+        kind, _, rest = follows.partition(":")
+        if kind == "open" and rest == "title":
+            opening = book["opening"]
+            return Round(
+                self._say(opening["text"]),
+                ("speak_as_npc", {"npc": opening["npc"], "direction": f"{_CALL}open"}),
+                "open:npc",
+            )
+        if kind == "open":
+            self._go("harbour")
+            return Round(self._say(book["opening"]["after"]))
+        if kind == "npc":
+            npc_name, _, number = rest.rpartition(":")
+            npc = book["npcs"][npc_name]
+            topic = npc["topics"][int(number)] if number.isdigit() else {}
+            if topic.get("check"):
+                said = self._say(topic["success" if verdict else "failure"])
+                if verdict:
+                    self._gain(topic.get("gain", []))
+                return Round(said)
+            self._gain(topic.get("gain", []))
+            return Round()
+        if kind == "act":
+            place, _, number = rest.rpartition(":")
+            action = book["places"][place]["actions"][int(number)]
+            if action.get("check"):
+                said = self._say(action["success" if verdict else "failure"])
+                return self._outcome(action, said, success=verdict)
+            return self._outcome(action, "", success=True)
+        return Round()  # after a handout or an ending's card: the turn is over
 
-    def _advance(self) -> None:
-        Story.objects.filter(room_id=self.room_id).update(progress=F("progress") + 1)
+    # --- words -------------------------------------------------------------------------
+
+    def _say(self, options: dict, line: str = "") -> str:
+        return text_in(options, self.locale, line)
+
+    def _title_card(self, title: dict, act: dict | None = None) -> dict:
+        book = adventure()
+        card = {"template": "title_card", "title": self._say(title), "subtitle": self._say(book["subtitle"])}
+        if act:
+            card["act"] = self._say(act)
+        return card
+
+    def _check(self, position: Position, skill: str) -> tuple[str, dict]:
+        arguments: dict = {"character": position.actor, "skill": skill}
+        if skill not in position.skills:  # a sheet of another system: the adventure's value
+            arguments["value"] = adventure()["skills"][skill]
+        return "skill_check", arguments
 
     async def complete(self, messages: list[dict]) -> str:
-        """An NPC's line: the script's, named by the direction."""
-        direction = str(messages[-1].get("content", ""))
-        _story, _who, locale = await database_sync_to_async(self._position)()
-        line = NPC_LINES.get(direction)
-        return say(locale, line) if line else direction
+        """An NPC's line: the adventure's, named by the direction."""
+        direction = str(messages[-1].get("content", "")).removeprefix(_CALL)
+        book = adventure()
+        if direction == "open":
+            return self._say(book["opening"]["line"])
+        kind, _, rest = direction.partition(":")
+        npc_name, _, number = rest.rpartition(":")
+        npc = book["npcs"].get(npc_name)
+        if kind != "npc" or npc is None:
+            return direction
+        topic = npc["topics"][int(number)] if number.isdigit() else {"line": npc["default"]}
+        return self._say(topic["line"])
+
+
+def _matches(line: str, words: dict) -> bool:
+    return mentions(line, words.get("en", []) + words.get("zh", []))
+
+
+def _last_step(messages: list[dict]) -> tuple[str | None, bool]:
+    """The step this turn's last tool call belonged to (None: this is the turn's first
+    round) and whether the check it asked for succeeded."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    calls = [m for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls")]
+    if not calls:
+        return None, False
+    call_id = str(calls[-1]["tool_calls"][0].get("id", ""))
+    step = call_id.removeprefix(_CALL).rpartition(":")[0] if call_id.startswith(_CALL) else ""
+    return step, "(success)" in str(messages[-1].get("content", ""))

@@ -390,8 +390,8 @@ async def _chronicle(room_id: int, seen: stage.TurnSeen) -> None:
 
 async def _start_demo(context: TurnContext, text: str) -> bool:
     """Set the sample adventure up for the guided action, under the room's turn.
-    False (and nothing changed) unless a keeper asks in an empty room while the
-    offline Keeper plays."""
+    False (and nothing changed) unless a keeper asks while the offline Keeper plays,
+    in a room whose story has not begun a module."""
     if context.member.role != "keeper":
         return False
     if not await offline_keeper_plays(context.room_id):

@@ -6,7 +6,9 @@ one notice and the refused line back in the box; the box takes what the server t
 with a counter near the limit; a long word wraps; who is at the table, and who comes
 and goes; names read as written and never as markup, right to left isolated; the AI
 narrator is not the keeper; a shared picture shows in the story; at a phone's width
-the story fills the screen and the sheet is a drawer; deleting a key asks first."""
+the story fills the screen and the sheet is a drawer; deleting a key asks first; a
+keeper with no model is offered the sample adventure on a card, which still starts it
+after a first line."""
 
 from __future__ import annotations
 
@@ -224,3 +226,24 @@ def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
     temp.first.locator("button", has_text="Delete").click()
     temp.first.wait_for(state="detached")
     page.context.close()
+
+
+def test_a_keeper_starts_the_sample_adventure_from_its_card_after_a_first_line(limited, page, room):
+    _join(page, limited, limited.env.mint(room, "Kay", "keeper"))
+    card = page.locator("#sample-card")
+    card.wait_for()
+    assert "offline Keeper" in card.inner_text(), "the card says who will narrate"
+    _shoot(page, "sample-card")
+    page.fill("#say", "Hello, is anyone here?")
+    page.press("#say", "Enter")
+    page.locator(".story li.kp").first.wait_for()
+    page.click("#sample-card button")
+    page.locator(".story .npc").filter(has_text="hold an oar").wait_for()
+    assert page.locator("#sample-card").count() == 0
+    page.locator(".story li.kp").filter(has_text="What do you do?").wait_for()
+    _shoot(page, "sample-started")
+
+
+def test_a_player_is_not_offered_the_sample_adventure(limited, page, room):
+    _join(page, limited, limited.env.mint(room, "Pat"))
+    assert page.locator("#sample-card").count() == 0, "the card is drawn with the welcome, for keepers"

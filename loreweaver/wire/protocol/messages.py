@@ -35,8 +35,8 @@ ERRORS: dict[str, str] = {
     "avatar_forbidden": _("You can only set the portrait of your own character."),
     "avatar_no_character": _("You have no active character to put a portrait on. Create or claim one first."),
     "demo_unavailable": _(
-        "The sample adventure can only start in a completely empty room, by its keeper, while "
-        "no model is connected. Nothing was changed."
+        "Only a keeper can start the sample adventure, while no model is connected, in a room "
+        "that is not already playing a module. Nothing was changed."
     ),
     "media_not_found": _("That file is not in this room."),
     "media_disabled": _("Uploads are switched off in this room; ask the keeper to turn them on."),

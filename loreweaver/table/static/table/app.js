@@ -66,6 +66,35 @@ function append(item) {
   scrollToEnd();
 }
 
+// What the offline Keeper sends to start the sample adventure (the protocol's guided action).
+const GUIDED_ACTION = { en: "Start the built-in sample adventure", zh: "开始内置示例冒险" };
+
+// A keeper of an empty room with no model is offered the sample adventure (`demo`): a
+// card in the story that says what the offline Keeper is and starts it with one click.
+// It stays after a first line (the server still starts it until a module is begun).
+function offerSampleAdventure() {
+  if ($("sample-card")) return;
+  const card = document.createElement("li");
+  card.id = "sample-card";
+  card.className = "welcome-card";
+  const title = document.createElement("h2");
+  title.textContent = t("sample-title");
+  const about = document.createElement("p");
+  about.textContent = t("sample-about");
+  const start = document.createElement("button");
+  start.type = "button";
+  start.textContent = t("sample-start");
+  start.addEventListener("click", () => {
+    send({ type: "input", text: GUIDED_ACTION[currentLocale()] ?? GUIDED_ACTION.en });
+    card.remove();
+  });
+  const or = document.createElement("p");
+  or.className = "hint";
+  or.textContent = t("sample-or");
+  card.append(title, about, start, or);
+  append(card);
+}
+
 function onNarrative(frame) {
   const draft = table.drafts.get(frame.id);
   if (draft) {
@@ -374,6 +403,8 @@ function setConnection(word) {
 }
 
 function onFrame(frame) {
+  // A model connected since the join: the sample adventure is no longer on offer.
+  if (frame.type === "admin_config" && frame.using_demo === false) $("sample-card")?.remove();
   if (table.keeper.frame(frame)) return;
   switch (frame.type) {
     case "welcome": {
@@ -398,6 +429,7 @@ function onFrame(frame) {
       $("join-screen").hidden = true;
       $("table-screen").hidden = false;
       sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, language: currentLocale() }));
+      if (frame.you.role === "keeper" && (frame.features ?? []).includes("demo")) offerSampleAdventure();
       setConnection("connected");
       send({ type: "input", text: ".help" }); // its answer fills the command hints
       table.awaitingHelp = true;
