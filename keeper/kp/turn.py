@@ -48,6 +48,7 @@ class TurnSink(Protocol):
     async def close_draft(self, draft_id: str, text: str) -> None: ...
     async def events(self, events: list[tuple[dict, bool]]) -> None: ...
     async def keeper_notice(self, text: str) -> None: ...
+    async def keeper_warning(self, text: str) -> None: ...
     async def warning(self, text: str) -> None: ...
     async def media(self, item_id: int) -> None: ...
     async def present(self, frame: dict) -> None: ...
@@ -172,6 +173,44 @@ def _add(a: Usage, b: Usage) -> Usage:
     )
 
 
+# What a keeper can do about a provider's answer, by HTTP status.
+_FIXES = {
+    401: _("The key was refused: check the API key."),
+    403: _("The key may not use this model: check the key's permissions and the model name."),
+    404: _("The address or the model name is wrong: check both."),
+    429: _("The provider is limiting requests or the account is out of credit: wait, or check the account."),
+}
+
+
+def model_failure(failure: Exception, model: ChatModel, locale: str) -> str:
+    """What a keeper reads when the model failed a turn: what failed, where, and how to
+    fix it (never the key)."""
+    config = getattr(model, "config", None)
+    where = f"{config.chat_model} at {config.base_url}" if config is not None else "?"
+    status = getattr(failure, "status", None)
+    if isinstance(failure, TimeoutError):
+        what = say(locale, _("no answer within {s} seconds"), s=settings.TRPG_LLM_TIMEOUT)
+        fix = say(locale, _("Check that the address is right and the provider is up."))
+    else:
+        what = str(failure) or failure.__class__.__name__
+        if status in _FIXES:
+            fix = say(locale, _FIXES[status])
+        elif status is not None and status >= 500:
+            fix = say(locale, _("The provider failed on its side: try again later, or switch provider."))
+        else:
+            fix = say(locale, _("The address could not be reached: check it, and the network."))
+    return say(
+        locale,
+        _(
+            "The model did not answer ({what}; {where}). {fix} Change it on the model page (Keeper "
+            "screens, Model) or with .model; .model reset goes back to the server's model."
+        ),
+        what=what,
+        where=where,
+        fix=fix,
+    )
+
+
 async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_window: int = 0) -> None:
     """Play the Keeper's answer to the newest line of the room. Never raises for a
     model failure: the table is told, and the caller sends `idle`."""
@@ -239,9 +278,13 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
             await sink.warning(
                 say(
                     turn.locale,
-                    _("The Keeper lost the thread (the model did not answer). Say it again in a moment."),
+                    _(
+                        "The Keeper is unavailable: the model did not answer. The room's keepers "
+                        "have been told what failed; say it again once it is fixed."
+                    ),
                 )
             )
+            await sink.keeper_warning(model_failure(failure, model, turn.locale))
     finally:
         if draft.id is not None:  # cancelled mid-stream: the bubble still gets its closing frame
             await asyncio.shield(draft.close())

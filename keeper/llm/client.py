@@ -63,16 +63,23 @@ StreamEvent = TextDelta | ToolCalls | Usage
 
 class ProviderError(Exception):
     """The model could not answer (unreachable, refused, or the stream broke).
-    `refusal` is set when the server's endpoint policy refused the connection."""
+    `refusal` is set when the server's endpoint policy refused the connection, `status`
+    when the provider answered with an HTTP error."""
 
-    def __init__(self, message: str, refusal: EndpointRefused | None = None) -> None:
+    def __init__(
+        self, message: str, refusal: EndpointRefused | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.refusal = refusal
+        self.status = status
 
 
 def _failed(exc: BaseException, message: str) -> ProviderError:
     refusal = refusal_in(exc)
-    return ProviderError(str(refusal) if refusal else message, refusal)
+    status = getattr(exc, "status_code", None)
+    return ProviderError(
+        str(refusal) if refusal else message, refusal, status if isinstance(status, int) else None
+    )
 
 
 class ChatModel(Protocol):

@@ -1,12 +1,14 @@
 """A Keeper turn that goes wrong still ends cleanly: every draft gets its closing
-`narrative`, `idle` follows, and the room takes the next turn."""
+`narrative`, `idle` follows, and the room takes the next turn. Players read that the
+Keeper is unavailable and that the keepers were told; keepers read what failed, where,
+and how to fix it."""
 
 from __future__ import annotations
 
 import threading
 
 from loreweaver.testing.clients import WsClient, settle, until_idle
-from loreweaver.testing.fake_llm import Drop, Text, Wait
+from loreweaver.testing.fake_llm import Drop, Status, Text, Wait
 
 
 async def test_a_stream_dropped_mid_reply_closes_the_draft_and_frees_the_room(ai_server, llm, room):
@@ -76,3 +78,31 @@ async def test_a_second_input_during_a_turn_is_queued_and_runs_after_it(ai_serve
         ("player", "I cover my ears"),
         ("kp", "Silence answers you."),
     ]
+
+
+async def test_a_refused_key_tells_players_the_keeper_is_unavailable_and_keepers_how_to_fix_it(
+    ai_server, llm, room
+):
+    env = ai_server.env
+    llm.script(Status(401, "invalid api key"))
+    async with (
+        await WsClient.connect(ai_server.ws_url) as keeper,
+        await WsClient.connect(ai_server.ws_url) as player,
+    ):
+        await keeper.join(env.mint(room, "Kay", "keeper"))
+        await player.join(env.mint(room, "Pat"))
+        await settle(keeper)
+        await player.say("I knock on the door")
+        seen_by_player = await until_idle(player)
+        seen_by_keeper = await until_idle(keeper)
+    told_player = [f["text"] for f in seen_by_player if f["type"] == "system"]
+    assert (
+        len(told_player) == 1
+        and "unavailable" in told_player[0]
+        and "keepers have been told" in told_player[0]
+    )
+    told_keeper = [f["text"] for f in seen_by_keeper if f["type"] == "system"]
+    fix = next(text for text in told_keeper if "did not answer" in text and "401" in text)
+    assert "scripted-keeper at http://127.0.0.1" in fix and "check the API key" in fix
+    assert "sk-test" not in fix, "the key itself is never shown"
+    assert not any("401" in text for text in told_player), "the details are for keepers"

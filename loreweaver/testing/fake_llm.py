@@ -55,7 +55,16 @@ class Wait:
     event: threading.Event
 
 
-Part = Text | Tool | Usage | Drop | Wait
+@dataclass(frozen=True)
+class Status:
+    """Answer the request with this HTTP error instead of a reply (as a provider that
+    refuses a key, or has no such model, does)."""
+
+    code: int
+    message: str = "refused"
+
+
+Part = Text | Tool | Usage | Drop | Wait | Status
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -193,6 +202,9 @@ class FakeLlm:
                 self.wfile.flush()
 
             def _stream(self, parts: list[Part]) -> None:
+                if parts and isinstance(parts[0], Status):
+                    self._json(parts[0].code, {"error": {"message": parts[0].message, "type": "error"}})
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")

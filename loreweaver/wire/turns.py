@@ -354,6 +354,9 @@ class RoomSink:
         self.seen.keeper_facts.append(text)
         await hub.publish(self.room_id, frames.system(text), audience=Audience.KEEPERS)
 
+    async def keeper_warning(self, text: str) -> None:
+        await hub.publish(self.room_id, frames.system(text, "warn"), audience=Audience.KEEPERS)
+
     async def warning(self, text: str) -> None:
         await hub.publish(self.room_id, frames.system(text, "warn"))
 
