@@ -6,7 +6,8 @@ one notice and the refused line back in the box; the box takes what the server t
 with a counter near the limit; a long word wraps; who is at the table, and who comes
 and goes; names read as written and never as markup, right to left isolated; the AI
 narrator is not the keeper; a shared picture shows in the story; at a phone's width
-the story fills the screen and the sheet is a drawer; deleting a key asks first; a
+the story fills the screen and the sheet is a drawer; deleting a key asks first, and
+its player reads that it was revoked (not a retry's "not valid"); a
 keeper with no model is offered the sample adventure on a card, which still starts it
 after a first line."""
 
@@ -207,7 +208,7 @@ def test_a_name_written_right_to_left_is_isolated_from_the_line(limited, page, r
     assert page.locator("#online bdi").first.inner_text() == "שרה"
 
 
-def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
+def test_the_keeper_is_asked_before_a_key_is_deleted_and_its_player_is_told_why(limited, browser, room):
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     page.set_default_timeout(TIMEOUT)
     _join(page, limited, limited.env.mint(room, "Kay", "keeper"))
@@ -217,6 +218,10 @@ def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
     dialog.locator("button[type=submit]", has_text="Mint").click()
     temp = dialog.locator(".keys li").filter(has=page.locator("input[value=Temp]"))
     temp.first.wait_for()
+    player = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    player.set_default_timeout(TIMEOUT)
+    player.goto(page.input_value("#invite-link"))  # the player opens the invite link
+    player.locator("#table-screen").wait_for(state="visible")
     asked = []
     page.once("dialog", lambda question: (asked.append(question.message), question.dismiss()))
     temp.first.locator("button", has_text="Delete").click()
@@ -225,6 +230,13 @@ def test_the_keeper_is_asked_before_a_key_is_deleted(limited, browser, room):
     page.once("dialog", lambda question: question.accept())
     temp.first.locator("button", has_text="Delete").click()
     temp.first.wait_for(state="detached")
+    player.locator("#join-screen").wait_for(state="visible")
+    player.locator("#join-error").filter(has_text="revoked").wait_for()
+    assert "not valid" not in player.inner_text("#join-error"), "the reason stays, not a retry's error"
+    assert player.locator("#table-screen").is_hidden()
+    assert player.evaluate("sessionStorage.getItem('loreweaver-seat')") is None, "the seat is forgotten"
+    _shoot(player, "revoked")
+    player.context.close()
     page.context.close()
 
 

@@ -15,6 +15,7 @@ const PROTOCOL = document.body.dataset.protocol;
 // The seat (key and language) survives a reload of this tab, and nothing else: it is
 // kept in the tab's sessionStorage, never in the address, a cookie or a log.
 const SEAT = "loreweaver-seat";
+const ENDED = "loreweaver-ended"; // why the last seat ended, shown once on the join screen
 const BUSY_TIMEOUT_MS = 180000;
 const UPLOADED_SHOWN_MS = 4000;
 const $ = (id) => document.getElementById(id);
@@ -439,6 +440,7 @@ function onFrame(frame) {
     case "error":
       if (String(frame.code).startsWith("media_") && frame.code !== "media_not_found" && table.media.answered(frame)) break;
       if (!table.joined) { showJoinError(frame.message); table.key = ""; sessionStorage.removeItem(SEAT); break; }
+      if (frame.code === "bad_key") { ended(frame.message); break; } // revoked: the server closes
       if (frame.code === "rate_limited") { onTooFast(frame); break; }
       append(systemLine({ text: frame.message, level: "warn" }));
       break;
@@ -539,6 +541,16 @@ function leave() {
   location.replace(location.pathname);
 }
 
+// The seat was ended by the server (its key revoked or moved): the page starts afresh at
+// the join screen, saying why, instead of retrying with a key that no longer works.
+function ended(message) {
+  sessionStorage.removeItem(SEAT);
+  sessionStorage.setItem(ENDED, message);
+  table.key = ""; // no retry
+  table.socket?.close();
+  location.replace(location.pathname);
+}
+
 function showJoinError(message) {
   $("join-screen").hidden = false;
   $("table-screen").hidden = true;
@@ -553,6 +565,8 @@ function start() {
   $("join-language").value = language === "zh" ? "zh" : "en";
   setLocale($("join-language").value);
   const kept = JSON.parse(sessionStorage.getItem(SEAT) || "null");
+  $("join-error").textContent = sessionStorage.getItem(ENDED) ?? "";
+  sessionStorage.removeItem(ENDED);
   if (fragment.get("key")) {
     $("join-key").value = fragment.get("key");
     history.replaceState(null, "", location.pathname); // the key leaves the address bar
