@@ -576,7 +576,7 @@ function start() {
   }
   table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
   table.audio = new AudioDesk($("audio-layers"), $("audio-unlock"), table.media);
-  table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room });
+  table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room, key: () => table.key });
   $("open-keeper").addEventListener("click", () => table.keeper.open());
 
   $("join-language").addEventListener("change", (event) => setLocale(event.target.value));

@@ -1,7 +1,7 @@
 // The keeper's screens, over the same connection with the admin frames (the server
 // answers them only for a keeper): invites, the model, backups and resets, skills,
 // rule systems, module panels and the audio desk.
-import { t } from "./i18n.js";
+import { currentLocale, t } from "./i18n.js";
 
 function node(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -21,11 +21,13 @@ function labelled(text, input) {
 }
 
 export class KeeperScreens {
-  /** `send(frame)` sends a frame; `say(text)` sends a line as typed. */
-  constructor({ send, say, room }) {
+  /** `send(frame)` sends a frame; `say(text)` sends a line as typed; `key()` is the
+   * seat's access key, for the lists the screens read over HTTP (`/table/…`). */
+  constructor({ send, say, room, key }) {
     this.send = send;
     this.say = say;
     this.room = room;
+    this.key = key;
     this.audio = new Map(); // hash -> audio library item
     this.dialog = document.getElementById("keeper-screens");
     this.body = document.getElementById("keeper-body");
@@ -69,8 +71,10 @@ export class KeeperScreens {
       case "admin_skills": if (this.current === "skills") this.skills(frame); return true;
       case "admin_rules": if (this.current === "rules") this.rules(frame); return true;
       case "admin_room_op":
-        this.status.textContent = t("room-op", { action: frame.action, path: frame.path ?? "", rows: frame.store_rows });
+        this.status.textContent = t(`room-op-${frame.action}`, { path: frame.path ?? "", rows: frame.store_rows ?? 0 });
+        if (this.current === "backups") this.backups();
         return true;
+      case "ui_manifest": if (this.current === "panels") this.panels(); return false; // a pack turned on or off
       case "admin_error": this.status.textContent = frame.message || frame.code; return true;
       case "audio_library_item": this.audio.set(frame.hash, frame); if (this.current === "audio") this.desk(); return false;
       default: return false;
@@ -119,6 +123,8 @@ export class KeeperScreens {
 
   model(frame) {
     const provider = node("select", {}, ...frame.providers.map((id) => node("option", { value: id, text: id })));
+    // With no provider chosen the offline Keeper plays: it is shown as the choice made.
+    if (!frame.providers.includes(frame.provider)) provider.prepend(node("option", { value: frame.provider, text: t("no-provider") }));
     provider.value = frame.provider;
     const chatModel = node("input", { value: frame.chat_model ?? "" });
     const baseUrl = node("input", { value: frame.base_url ?? "", type: "url" });
@@ -151,32 +157,57 @@ export class KeeperScreens {
       node("li", { text: `${system.id}${system.built_in ? ` (${t("built-in")})` : ""}` }))));
   }
 
-  backups() {
+  // A list the protocol's admin frames do not carry, read with the seat's key.
+  async fetchList(path) {
+    const answer = await fetch(path, { headers: { Authorization: `Bearer ${this.key()}` }, cache: "no-store" });
+    if (!answer.ok) throw new Error(String(answer.status));
+    return answer.json();
+  }
+
+  async download(name) {
+    const answer = await fetch(`/table/backups/${encodeURIComponent(name)}`, { headers: { Authorization: `Bearer ${this.key()}` } });
+    if (!answer.ok) { this.status.textContent = t("download-failed", { name }); return; }
+    const link = node("a", { href: URL.createObjectURL(await answer.blob()), download: name });
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  }
+
+  async backups() {
     const scope = node("select", {}, ...["story", "chars", "all"].map((id) => node("option", { value: id, text: t(`scope-${id}`) })));
-    const path = node("input", { placeholder: "room-….json" });
+    const list = node("ul", { class: "backups", "aria-label": t("backups") }, node("li", { text: t("loading") }));
     this.body.replaceChildren(
       node("button", { type: "button", text: t("export"), on: { click: () => this.send({ type: "admin_export_room", room: this.room() }) } }),
-      node("form", { on: { submit: (event) => {
-        event.preventDefault();
-        if (path.value.trim()) this.send({ type: "admin_import_room", path: path.value.trim(), room: this.room() });
-      } } }, ...labelled(t("backup-file"), path), node("button", { type: "submit", text: t("import") })),
+      list,
       node("form", { on: { submit: (event) => {
         event.preventDefault();
         if (confirm(t("reset-confirm"))) this.send({ type: "admin_reset_room", room: this.room(), scope: scope.value });
       } } }, ...labelled(t("reset-scope"), scope), node("button", { type: "submit", text: t("reset") })),
     );
+    let found;
+    try { found = (await this.fetchList("/table/backups")).backups; } catch { list.replaceChildren(node("li", { text: t("list-failed") })); return; }
+    if (!found.length) { list.replaceChildren(node("li", { text: t("no-backups") })); return; }
+    list.replaceChildren(...found.map((backup) => node("li", {},
+      node("span", { class: "name", text: backup.name }),
+      node("span", { class: "meta", text: ` ${new Date(backup.created).toLocaleString(currentLocale() === "zh" ? "zh-CN" : "en")} · ${Math.max(1, Math.round(backup.size / 1024))} KB ` }),
+      node("button", { type: "button", text: t("import"), on: { click: () => {
+        if (confirm(t("restore-confirm", { name: backup.name }))) this.send({ type: "admin_import_room", path: backup.name, room: this.room() });
+      } } }),
+      node("button", { type: "button", text: t("download"), on: { click: () => this.download(backup.name) } }),
+    )));
   }
 
-  panels() {
-    const pack = node("input", { placeholder: "harbour-clues" });
-    const act = (word) => () => { if (pack.value.trim()) this.say(`.panels ${word} ${pack.value.trim()}`); };
-    this.body.replaceChildren(
-      node("p", { text: t("panels-help") }),
-      ...labelled(t("pack-id"), pack),
-      node("button", { type: "button", text: t("enable"), on: { click: act("enable") } }),
-      node("button", { type: "button", text: t("disable"), on: { click: act("disable") } }),
-      node("button", { type: "button", text: t("list"), on: { click: () => this.say(".panels list") } }),
-    );
+  async panels() {
+    const list = node("ul", { class: "packs" }, node("li", { text: t("loading") }));
+    this.body.replaceChildren(node("p", { text: t("panels-help") }), list);
+    let found;
+    try { found = (await this.fetchList(`/table/packs?locale=${currentLocale()}`)).packs; } catch { list.replaceChildren(node("li", { text: t("list-failed") })); return; }
+    if (!found.length) { list.replaceChildren(node("li", { text: t("no-packs") })); return; }
+    list.replaceChildren(...found.map((pack) => node("li", {},
+      node("span", { class: "name", text: `${pack.title} ` }),
+      node("span", { class: "meta", text: `(${pack.id} ${pack.version} · ${t("panel-count", { count: pack.panels })}) ` }),
+      node("strong", { text: pack.on ? t("pack-on") : t("pack-off") }),
+      node("button", { type: "button", text: pack.on ? t("disable") : t("enable"), on: { click: () => this.say(`.panels ${pack.on ? "disable" : "enable"} ${pack.id}`) } }),
+    )));
   }
 
   desk() {

@@ -1,0 +1,54 @@
+"""The lists the keeper screens read over HTTP (`/table/backups`, `/table/packs`) answer
+only a keeper key in the `Authorization` header, and only about its own room: a player,
+a missing or wrong key, another room's keeper and a name that tries to leave the room's
+backups all get nothing."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+from loreweaver.testing.clients import WsClient
+from loreweaver.testing.servers import dedicated_server
+
+lists_server = dedicated_server()
+
+
+def _get(server, path: str, key: str | None) -> tuple[int, bytes]:
+    request = urllib.request.Request(server.ws_url.replace("ws://", "http://").rstrip("/") + path)
+    if key is not None:
+        request.add_header("Authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read()
+
+
+async def test_only_a_keeper_of_the_room_reads_its_backups_and_packs(lists_server, room):
+    env = lists_server.env
+    keeper_key, player_key = env.mint(room, "Kay", "keeper"), env.mint(room, "Pat")
+    other_keeper = env.mint(room + "-other", "Oz", "keeper")
+    async with await WsClient.connect(lists_server.ws_url) as keeper:
+        await keeper.join(keeper_key)
+        await keeper.say(".save before-the-storm")
+        saved = await keeper.expect("narrative", speaker="system", timeout=30)
+        while "Saved as" not in saved["text"]:
+            saved = await keeper.expect("narrative", speaker="system", timeout=30)
+    async with await WsClient.connect(lists_server.ws_url) as other:
+        await other.join(other_keeper)  # the other room exists, with its keeper
+
+    status, body = _get(lists_server, "/table/backups", keeper_key)
+    assert status == 200 and [b["name"] for b in json.loads(body)["backups"]] == ["before-the-storm.json"]
+    status, body = _get(lists_server, "/table/backups/before-the-storm.json", keeper_key)
+    assert status == 200 and json.loads(body)["room"] == room
+    status, body = _get(lists_server, "/table/packs", keeper_key)
+    assert status == 200 and "harbour-clues" in [p["id"] for p in json.loads(body)["packs"]]
+
+    for key in (player_key, None, "not-a-key"):
+        for path in ("/table/backups", "/table/backups/before-the-storm.json", "/table/packs"):
+            assert _get(lists_server, path, key)[0] == 401, (key, path)
+    assert json.loads(_get(lists_server, "/table/backups", other_keeper)[1])["backups"] == []
+    for name in ("before-the-storm.json", "..%2F..%2Fkeys.toml", "%2E%2E"):
+        assert _get(lists_server, f"/table/backups/{name}", other_keeper)[0] == 404, name

@@ -1,0 +1,94 @@
+"""The keeper screens list what they act on (docs/decisions.md, "The browser table"):
+the room's backups, to restore or download one without typing a file name; the
+installed packs, to turn their panels on with a click; and the model page names the
+offline Keeper when no provider is chosen. In Chromium, desktop and phone, en and zh."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.servers import dedicated_server
+
+TIMEOUT = 20_000
+
+pytestmark = BROWSER_TESTS
+
+offline_server = dedicated_server()
+
+WORDS = {
+    "en": {"none": "none: the offline Keeper", "empty": "No backup", "on": "on", "turn_on": "Turn on"},
+    "zh": {"none": "无：离线守秘人", "empty": "还没有备份", "on": "已开启", "turn_on": "开启"},
+}
+
+
+@pytest.fixture(
+    params=[("en", {"width": 1280, "height": 860}), ("zh", {"width": 390, "height": 844})],
+    ids=["en-desktop", "zh-phone"],
+)
+def seat(request, browser, offline_server, room):
+    language, viewport = request.param
+    context = browser.new_context(viewport=viewport, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    key = offline_server.env.mint(room, "Kay", "keeper")
+    page.goto(offline_server.ws_url.replace("ws://", "http://") + f"#lang={language}&key={key}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.click("#open-keeper")
+    yield page, language
+    context.close()
+
+
+def _shoot(page, screen: str, language: str) -> None:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    width = page.viewport_size["width"]
+    page.screenshot(path=str(SCREENS / f"keeper-list-{screen}-{language}-{width}.png"))
+
+
+def test_backups_are_listed_to_restore_or_download(seat, room, tmp_path):
+    page, language = seat
+    words = WORDS[language]
+    dialog = page.locator("#keeper-screens")
+    dialog.locator("[data-screen=backups]").click()
+    dialog.locator(".backups li", has_text=words["empty"]).wait_for()
+    dialog.locator("#keeper-body > button").click()  # back up the room now
+    entry = dialog.locator(".backups li").filter(has_text=".json")
+    entry.wait_for()
+    name = entry.locator(".name").inner_text()
+    _shoot(page, "backups", language)
+
+    with page.expect_download() as download:
+        entry.locator("button").nth(1).click()
+    saved = tmp_path / "backup.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text(encoding="utf-8"))["room"] == room
+
+    asked = []
+    page.once("dialog", lambda question: (asked.append(question.message), question.accept()))
+    entry.locator("button").first.click()  # restore
+    page.locator("#keeper-status").filter(has_text=name).wait_for()
+    assert asked and name in asked[0], "the keeper is asked before the room is replaced"
+
+
+def test_packs_are_listed_to_turn_their_panels_on(seat):
+    page, language = seat
+    words = WORDS[language]
+    dialog = page.locator("#keeper-screens")
+    dialog.locator("[data-screen=panels]").click()
+    pack = dialog.locator(".packs li").filter(has_text="harbour-clues")
+    pack.wait_for()
+    pack.locator("button", has_text=words["turn_on"]).click()
+    pack.locator("strong", has_text=words["on"]).wait_for()
+    _shoot(page, "panels", language)
+
+
+def test_the_model_page_names_the_offline_keeper(seat):
+    page, language = seat
+    dialog = page.locator("#keeper-screens")
+    dialog.locator("[data-screen=model]").click()
+    chosen = dialog.locator("select").first
+    chosen.wait_for()
+    assert chosen.evaluate("select => select.selectedOptions[0].textContent") == WORDS[language]["none"]
+    _shoot(page, "model", language)
