@@ -218,11 +218,13 @@ class ModelSettingAdmin(admin.ModelAdmin):
         if models:
             shown = ", ".join(models[:5]) + (" …" if len(models) > 5 else "")
             in_list = "" if current.chat_model in models else f" ({current.chat_model} is not among them)"
+            counted = "1 model" if len(models) == 1 else f"{len(models)} models"
             messages.success(
-                request, f"{current.base_url} answered with {len(models)} model(s): {shown}{in_list}."
+                request, f"The endpoint {current.base_url} answered with {counted}: {shown}{in_list}."
             )
         else:
             messages.error(
-                request, f"{current.base_url} did not answer with its models: check the endpoint and key."
+                request,
+                f"The endpoint {current.base_url} did not answer with its models: check it and the key.",
             )
         return HttpResponseRedirect(back)

@@ -76,9 +76,10 @@ def test_a_blank_key_keeps_the_saved_one_and_test_connection_asks_the_endpoint(a
         assert ProviderCredential.objects.get(provider="openai").api_key == "sk-first-key-12345"
         assert "From: chosen here" in saved and fake.url in saved
         told = admin_client.post(reverse("admin:keeper_modelsetting_test"), follow=True).content.decode()
-        assert "answered with 2 model(s): another, scripted-keeper" in told
+        # The message starts with a word: the console capitalises a message's first letter.
+        assert f"The endpoint {fake.url} answered with 2 models: another, scripted-keeper" in told
         assert fake.requests[-1]["authorization"] == "Bearer sk-first-key-12345"
     finally:
         fake.stop()
     told = admin_client.post(reverse("admin:keeper_modelsetting_test"), follow=True).content.decode()
-    assert "did not answer with its models" in told
+    assert f"The endpoint {fake.url} did not answer with its models" in told
