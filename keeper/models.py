@@ -150,11 +150,12 @@ class Story(models.Model):
         story, _ = cls.objects.get_or_create(room_id=room_id)
         return story
 
-    def clock_text(self) -> str:
-        """The story time as players read it: `Day 2, 21:40`."""
+    def clock_text(self, locale: str = "en") -> str:
+        """The story time as players read it: `Day 2, 21:40` (`第2天 21:40` in Chinese)."""
         minutes = self.clock_minutes or 0
         day, rest = divmod(minutes, 24 * 60)
-        return f"Day {day + 1}, {rest // 60:02d}:{rest % 60:02d}"
+        time = f"{rest // 60:02d}:{rest % 60:02d}"
+        return f"第{day + 1}天 {time}" if locale == "zh" else f"Day {day + 1}, {time}"
 
 
 class StateStamp(models.Model):

@@ -104,7 +104,7 @@ def read_room(room_id: int) -> RoomRead:
             if story.scene_focus:
                 common["scene"]["focus"] = story.scene_focus
         if story.clock_minutes is not None:
-            common["clock"] = {"time": story.clock_text()}
+            common["clock"] = {locale: {"time": story.clock_text(locale)} for locale in LOCALES}
         if story.ai_turns:
             counters = [name for name in Story.USAGE_FIELDS if name != "ai_turns"]
             common["usage"] = {name: getattr(story, name) for name in counters}
@@ -207,9 +207,11 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
     common = room.common
     frame["initiative"] = common.get("initiative", [])
     frame["online"] = len(online)
-    for key in ("scene", "clock", "usage", "pregens"):
+    for key in ("scene", "usage", "pregens"):
         if key in common:
             frame[key] = common[key]
+    if "clock" in common:
+        frame["clock"] = common["clock"][locale]
     frame["systems"] = common.get("systems", [])
     shown = variables.for_viewer(common.get("variables", []), is_keeper=viewer.is_keeper, locale=locale)
     if shown:

@@ -87,3 +87,4 @@ async def test_the_chinese_guided_action_plays_in_chinese(offline_server, room):
     narration = [f["text"] for f in frames if f["type"] == "narrative" and f["speaker"] == "kp"]
     assert "灯塔" in narration[0]
     assert frames[-1]["scene"]["name"] == "金斯茅斯港"
+    assert frames[-1]["clock"]["time"] == "第1天 19:40", "the story time reads in the viewer's language"
