@@ -10,10 +10,7 @@ from pathlib import Path
 
 from keeper.kp.sample import GUIDED_ACTIONS
 from loreweaver.testing.clients import IrohClient, WsClient, settle
-from loreweaver.testing.servers import dedicated_server
 
-# No TRPG_LLM__*: the offline Keeper plays.
-offline_server = dedicated_server()
 TRIES = 16  # a check that fails is tried again, as players would (0.55 ** 16 < 1e-4)
 
 
@@ -61,8 +58,9 @@ class Table:
         raise AssertionError(f"no ending after {TRIES} tries of {line!r}")
 
 
-def _backups(data_dir: Path) -> list[Path]:
-    return list(Path(data_dir).rglob("before-sample-*.json"))
+def _backups(data_dir: Path, room: str) -> list[Path]:
+    """The room's safety backups (its folder is named after it)."""
+    return [path for path in Path(data_dir).rglob("before-sample-*.json") if path.parent.name.endswith(room)]
 
 
 def _keeper_text(frames: list[dict]) -> str:
@@ -89,15 +87,15 @@ async def _close(table: Table) -> None:
         await client.close()
 
 
-async def test_started_after_a_first_line_it_plays_to_the_lamp_ending(offline_server, room):
-    table, welcome = await _seated(offline_server, room)
+async def test_started_after_a_first_line_it_plays_to_the_lamp_ending(server, room):
+    table, welcome = await _seated(server, room)
     try:
         assert "demo" in welcome["features"], "offered to the keeper of an empty room"
         await table.turn("Kay", "Good evening, everyone.")
         opening = await table.turn("Kay", GUIDED_ACTIONS[0])
         assert _npc(opening)["name"] == "Ruth Cobb"
         assert table.state["scene"]["name"] == "Kingsmouth harbour"
-        backups = _backups(offline_server.env.data_dir)
+        backups = _backups(server.env.data_dir, room)
         assert len(backups) == 1, "the room had a line: it was backed up before the adventure"
         table.beats = 0
 
@@ -142,8 +140,8 @@ async def test_started_after_a_first_line_it_plays_to_the_lamp_ending(offline_se
         await _close(table)
 
 
-async def test_the_other_path_silences_the_bell_in_chinese(offline_server, room):
-    table, _welcome = await _seated(offline_server, room)
+async def test_the_other_path_silences_the_bell_in_chinese(server, room):
+    table, _welcome = await _seated(server, room)
     try:
         await table.keeper.say(".language zh")
         await table.keeper.expect("narrative", speaker="system")
@@ -175,9 +173,9 @@ async def test_the_other_path_silences_the_bell_in_chinese(offline_server, room)
         await _close(table)
 
 
-async def test_a_room_playing_a_module_is_not_replaced(offline_server, room):
-    async with await WsClient.connect(offline_server.ws_url) as keeper:
-        await keeper.join(offline_server.env.mint(room, "Kay", "keeper"))
+async def test_a_room_playing_a_module_is_not_replaced(server, room):
+    async with await WsClient.connect(server.ws_url) as keeper:
+        await keeper.join(server.env.mint(room, "Kay", "keeper"))
         await keeper.say(GUIDED_ACTIONS[0])
         await keeper.expect("state", timeout=30)
         await settle(keeper)

@@ -10,9 +10,6 @@ import urllib.error
 import urllib.request
 
 from loreweaver.testing.clients import WsClient
-from loreweaver.testing.servers import dedicated_server
-
-lists_server = dedicated_server()
 
 
 def _get(server, path: str, key: str | None) -> tuple[int, bytes]:
@@ -26,29 +23,29 @@ def _get(server, path: str, key: str | None) -> tuple[int, bytes]:
         return refused.code, refused.read()
 
 
-async def test_only_a_keeper_of_the_room_reads_its_backups_and_packs(lists_server, room):
-    env = lists_server.env
+async def test_only_a_keeper_of_the_room_reads_its_backups_and_packs(server, room):
+    env = server.env
     keeper_key, player_key = env.mint(room, "Kay", "keeper"), env.mint(room, "Pat")
     other_keeper = env.mint(room + "-other", "Oz", "keeper")
-    async with await WsClient.connect(lists_server.ws_url) as keeper:
+    async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(keeper_key)
         await keeper.say(".save before-the-storm")
         saved = await keeper.expect("narrative", speaker="system", timeout=30)
         while "Saved as" not in saved["text"]:
             saved = await keeper.expect("narrative", speaker="system", timeout=30)
-    async with await WsClient.connect(lists_server.ws_url) as other:
+    async with await WsClient.connect(server.ws_url) as other:
         await other.join(other_keeper)  # the other room exists, with its keeper
 
-    status, body = _get(lists_server, "/table/backups", keeper_key)
+    status, body = _get(server, "/table/backups", keeper_key)
     assert status == 200 and [b["name"] for b in json.loads(body)["backups"]] == ["before-the-storm.json"]
-    status, body = _get(lists_server, "/table/backups/before-the-storm.json", keeper_key)
+    status, body = _get(server, "/table/backups/before-the-storm.json", keeper_key)
     assert status == 200 and json.loads(body)["room"] == room
-    status, body = _get(lists_server, "/table/packs", keeper_key)
+    status, body = _get(server, "/table/packs", keeper_key)
     assert status == 200 and "harbour-clues" in [p["id"] for p in json.loads(body)["packs"]]
 
     for key in (player_key, None, "not-a-key"):
         for path in ("/table/backups", "/table/backups/before-the-storm.json", "/table/packs"):
-            assert _get(lists_server, path, key)[0] == 401, (key, path)
-    assert json.loads(_get(lists_server, "/table/backups", other_keeper)[1])["backups"] == []
+            assert _get(server, path, key)[0] == 401, (key, path)
+    assert json.loads(_get(server, "/table/backups", other_keeper)[1])["backups"] == []
     for name in ("before-the-storm.json", "..%2F..%2Fkeys.toml", "%2E%2E"):
-        assert _get(lists_server, f"/table/backups/{name}", other_keeper)[0] == 404, name
+        assert _get(server, f"/table/backups/{name}", other_keeper)[0] == 404, name

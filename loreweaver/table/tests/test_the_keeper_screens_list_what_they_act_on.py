@@ -10,13 +10,11 @@ import json
 import pytest
 
 from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
-from loreweaver.testing.servers import dedicated_server
 
 TIMEOUT = 20_000
 
 pytestmark = BROWSER_TESTS
 
-offline_server = dedicated_server()
 
 WORDS = {
     "en": {"none": "none: the offline Keeper", "empty": "No backup", "on": "on", "turn_on": "Turn on"},
@@ -28,13 +26,13 @@ WORDS = {
     params=[("en", {"width": 1280, "height": 860}), ("zh", {"width": 390, "height": 844})],
     ids=["en-desktop", "zh-phone"],
 )
-def seat(request, browser, offline_server, room):
+def seat(request, browser, server, room):
     language, viewport = request.param
     context = browser.new_context(viewport=viewport, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
-    key = offline_server.env.mint(room, "Kay", "keeper")
-    page.goto(offline_server.ws_url.replace("ws://", "http://") + f"#lang={language}&key={key}")
+    key = server.env.mint(room, "Kay", "keeper")
+    page.goto(server.ws_url.replace("ws://", "http://") + f"#lang={language}&key={key}")
     page.locator("#table-screen").wait_for(state="visible")
     page.click("#open-keeper")
     yield page, language
