@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from keeper.models import CampaignSummary, ChronicleEntry, Story
+from keeper.rules.packs import catalog
 from loreweaver import frames
 from rooms.models import Speaker, TranscriptEntry
 
@@ -45,15 +46,21 @@ def is_aside(text: str) -> bool:
 def estimate_tokens(text: str) -> int:
     """A model's tokens for `text`, estimated on the high side: about four Latin
     characters to a token, a token for every other character (Chinese, say)."""
-    ascii_chars = sum(1 for char in text if char.isascii())
+    # Encoding drops every other character: the count is done in C, not a loop per character.
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return ascii_chars // 4 + (len(text) - ascii_chars) + 1
 
 
 def roll_line(frame: dict, locale: str = "en") -> str:
-    """A dice frame as a short line: who, what, the total and how it went (its outcome's
-    label in `locale`: a recorded frame holds it in every language)."""
+    """A dice frame as a short line: who, what (a skill by its name in `locale`), the
+    total and how it went (its outcome's label in `locale`: a recorded frame holds it in
+    every language)."""
     frame = frames.for_viewer(frame, locale)
-    what = frame.get("skill") or frame.get("expr") or "?"
+    skill = frame.get("skill")
+    if skill:
+        what = catalog().skill_label(str(skill), locale, str(frame.get("expr") or ""))
+    else:
+        what = frame.get("expr") or "?"
     line = f"{frame.get('actor', '?')} {what}: {frame.get('total', '?')}"
     outcome = frame.get("outcome")
     if isinstance(outcome, dict) and outcome.get("label"):

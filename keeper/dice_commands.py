@@ -14,6 +14,7 @@ from keeper.commands import Caller, CommandReply, command, help_text, keeper_ref
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules import dnd5e
+from keeper.rules.packs import Pack
 from loreweaver.i18n import _
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
@@ -97,14 +98,15 @@ def _parse_check(arguments: str, words: dict[str, str]) -> tuple[int, int, str, 
     return bonus, penalty, difficulty, rest, None
 
 
-def _check_text(caller: Caller, checked: game.Checked) -> str:
-    """The line the table reads for a check."""
+def _check_text(caller: Caller, checked: game.Checked, pack: Pack) -> str:
+    """The line the table reads for a check (the skill by its name in the caller's language)."""
     label = checked.outcome.as_wire(caller.locale)["label"] if checked.outcome else ""
+    skill = pack.sheet.skill_label(checked.skill, caller.locale) if checked.skill else ""
     if checked.scale == "d100":
         return caller.say(
             _("{who}: {skill} {roll}/{target} {label}"),
             who=caller.name,
-            skill=checked.skill or "check",
+            skill=skill or "check",
             roll=checked.total,
             target=checked.target,
             label=label,
@@ -112,7 +114,7 @@ def _check_text(caller: Caller, checked: game.Checked) -> str:
     return caller.say(
         _("{who}: {skill} {total}{vs}{verdict}"),
         who=caller.name,
-        skill=checked.skill,
+        skill=skill,
         total=checked.total,
         vs=f" vs DC {checked.target}" if checked.target is not None else "",
         verdict=f" {label}" if label else "",
@@ -123,7 +125,7 @@ _D20_CHECK = re.compile(r"^(?P<name>[^\d+\-]+?)\s*(?P<mod>[+-]\d+)?(?:\s+(?P<dc>
 _PROFICIENT = {"prof", "proficient", "熟练"}
 
 
-def _d20_check(arguments: str, caller: Caller, actor: game.Actor) -> CommandReply:
+def _d20_check(arguments: str, caller: Caller, actor: game.Actor, pack: Pack) -> CommandReply:
     """`<skill>[+mod] [DC] [adv|dis] [prof]`: d20 + modifier against an optional DC."""
     words = arguments.split()
     advantage = sum(1 for w in words if w.lower() in dnd5e.ADVANTAGE_WORDS)
@@ -142,7 +144,7 @@ def _d20_check(arguments: str, caller: Caller, actor: game.Actor) -> CommandRepl
         proficient=proficient,
         dc=int(match.group("dc")) if match.group("dc") else None,
     )
-    return CommandReply(_check_text(caller, checked), private=False, events=checked.events)
+    return CommandReply(_check_text(caller, checked, pack), private=False, events=checked.events)
 
 
 @command("ra", "rc", "check", help=_("skill check: .ra b hard 侦查60"))
@@ -153,7 +155,7 @@ def check(arguments: str, caller: Caller) -> CommandReply:
     try:
         pack = actor.pack()
         if pack.check.roll == "d20":
-            return _d20_check(arguments, caller, actor)
+            return _d20_check(arguments, caller, actor, pack)
         times = 1
         repeat = _REPEAT.match(arguments.strip())
         if repeat:
@@ -168,7 +170,7 @@ def check(arguments: str, caller: Caller) -> CommandReply:
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(
-        "\n".join(_check_text(caller, c) for c in checks),
+        "\n".join(_check_text(caller, c, pack) for c in checks),
         private=False,
         events=[event for c in checks for event in c.events],
     )
@@ -179,7 +181,8 @@ def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
     actor = game.Actor(caller.room_id, caller.name)
     try:
-        words = actor.pack().difficulty_words()
+        pack = actor.pack()
+        words = pack.difficulty_words()
         parsed = [_parse_check(side, words) for side in arguments.split()]
         if len(parsed) != 2 or any(value is None for *_parts, value in parsed):
             return CommandReply(caller.say(_("Use .rav <left><value> <right><value>.")))
@@ -187,12 +190,16 @@ def opposed(arguments: str, caller: Caller) -> CommandReply:
         result = game.opposed_check(actor, left, right)
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))
-    return CommandReply(opposed_text(caller, left, right, result), private=False, events=result.events)
+    return CommandReply(opposed_text(caller, left, right, result, pack), private=False, events=result.events)
 
 
-def opposed_text(caller: Caller, left: game.Side, right: game.Side, result: game.Opposed) -> str:
-    """The line the table reads for an opposed check."""
-    names = {"left": left.name, "right": right.name}
+def opposed_text(caller: Caller, left: game.Side, right: game.Side, result: game.Opposed, pack: Pack) -> str:
+    """The line the table reads for an opposed check: each side is the skill it rolled,
+    named in the caller's language."""
+    names = {
+        "left": pack.sheet.skill_label(left.name, caller.locale),
+        "right": pack.sheet.skill_label(right.name, caller.locale),
+    }
     verdict = (
         caller.say(_("a tie"))
         if result.winner == "tie"
@@ -200,9 +207,9 @@ def opposed_text(caller: Caller, left: game.Side, right: game.Side, result: game
     )
     return caller.say(
         _("{a} {ra} vs {b} {rb}: {verdict}"),
-        a=left.name,
+        a=names["left"],
         ra=result.rolls[0],
-        b=right.name,
+        b=names["right"],
         rb=result.rolls[1],
         verdict=verdict,
     )

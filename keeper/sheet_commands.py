@@ -263,7 +263,7 @@ def grow(arguments: str, caller: Caller) -> CommandReply:
         caller.say(
             _("{who}: {key} {roll}/{value} → {new}"),
             who=actor.character.name,
-            key=grown.skill,
+            key=actor.pack().sheet.skill_label(grown.skill, caller.locale),
             roll=grown.roll,
             value=grown.before,
             new=grown.after,

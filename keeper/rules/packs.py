@@ -6,12 +6,20 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import yaml
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +27,9 @@ BUILT_IN_DIR = Path(__file__).resolve().parent.parent / "packs"
 BUILT_IN = ("coc7", "dnd5e")
 LADDERS = ("coc7", "dnd5e")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LABEL_MAX = 40
+# A check's die, as its frame's expression writes it ("1d100 b1", "2d20kh1+3").
+_DIE = re.compile(r"d(100|20)(?!\d)", re.IGNORECASE)
 
 
 class PackError(ValueError):
@@ -31,6 +42,40 @@ class Localized(BaseModel):
     zh: str | None = None
 
     def pick(self, locale: str) -> str:
+        return (self.zh if locale == "zh" else None) or self.en
+
+
+def readable(name: str) -> str:
+    """A skill id as words, for a skill its pack gives no label: "spot_hidden" reads
+    "Spot hidden"; "STR" and "侦查" read as they are."""
+    words = " ".join(name.replace("_", " ").split())
+    return words[:1].upper() + words[1:]
+
+
+def die_of(expr: str) -> str:
+    """The die a check was rolled with ("d100" or "d20"), from its frame's expression;
+    "" when it names neither."""
+    found = _DIE.search(expr)
+    return f"d{found.group(1)}" if found else ""
+
+
+class Label(BaseModel):
+    """How a skill or characteristic reads: a short line in English, and in Chinese
+    when the pack has it (English stands in for it otherwise)."""
+
+    model_config = ConfigDict(extra="forbid")
+    en: str = Field(min_length=1, max_length=LABEL_MAX)
+    zh: str | None = Field(default=None, min_length=1, max_length=LABEL_MAX)
+
+    @field_validator("en", "zh")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and (value != value.strip() or not value.isprintable()):
+            raise ValueError("must be one line of text, without spaces around it")
+        return value
+
+    def pick(self, locale: str) -> str:
+        """The label in `locale` (English when the pack has no Chinese)."""
         return (self.zh if locale == "zh" else None) or self.en
 
 
@@ -99,6 +144,8 @@ class Sheet(BaseModel):
     starting: dict[str, str | int] = {}
     # Skills and their base value (CoC: a number) or governing attribute (D&D: a name).
     skills: dict[str, int | str] = {}
+    # Display names of skills and attributes by id (`spot_hidden: {en: Spot Hidden, zh: 侦查}`).
+    labels: dict[str, Label] = {}
     aliases: dict[str, str] = {}
 
     def canonical(self, name: str) -> str | None:
@@ -112,12 +159,40 @@ class Sheet(BaseModel):
         target = self.aliases.get(folded) or self.aliases.get(folded.lower())
         return target
 
+    def _label_of(self, key: str | None) -> Label | Localized | None:
+        if key is None:
+            return None
+        if key in self.labels:
+            return self.labels[key]
+        # Vitals and shown values already carry labels of their own.
+        return next((entry.label for entry in [*self.resources, *self.shown] if entry.id == key), None)
+
+    def knows_label(self, name: str) -> bool:
+        """Whether `name` (an id or an alias) is something this sheet has a label for."""
+        return self._label_of(self.canonical(name)) is not None
+
+    def skill_label(self, skill_id: str, locale: str) -> str:
+        """How a skill or characteristic reads in `locale`. `skill_id` may also be an
+        alias (`侦查`); a name without a label reads as `readable` makes it."""
+        label = self._label_of(self.canonical(skill_id))
+        return label.pick(locale) if label else readable(skill_id)
+
     @model_validator(mode="after")
     def _shown_are_derived(self) -> Sheet:
         for entry in self.shown:
             if entry.id not in self.derived:
                 raise ValueError(f"shown value {entry.id!r} has no formula under derived")
         return self
+
+    @field_validator("labels")
+    @classmethod
+    def _labels_name_the_sheet(cls, labels: dict[str, Label], info: ValidationInfo) -> dict[str, Label]:
+        # Attributes and skills come before labels, so they are already read (when valid).
+        known = {*info.data.get("attributes", []), *info.data.get("skills", {})}
+        for key in labels:
+            if key not in known:
+                raise ValueError(f"{key!r} is not a skill or attribute of this pack")
+        return labels
 
     @field_validator("attributes")
     @classmethod
@@ -176,6 +251,16 @@ class Pack(BaseModel):
         """Every word (en and zh) that names a difficulty, mapped to its level."""
         return {word.lower(): level for level, words in self.difficulties.items() for word in words}
 
+    def skill_names(self) -> dict[str, dict[str, str]]:
+        """Every name of a labelled skill or characteristic (ids and aliases, lower-cased)
+        with how it reads in each language: what the browser table looks a check up in."""
+        names = [*self.sheet.attributes, *self.sheet.skills, *(r.id for r in self.sheet.resources)]
+        return {
+            name.lower(): {locale: self.sheet.skill_label(name, locale) for locale in ("en", "zh")}
+            for name in [*names, *self.sheet.aliases]
+            if self.sheet.knows_label(name)
+        }
+
     def system_entry(self) -> dict:
         """This pack's entry in `state.systems`."""
         entry = {"id": self.id}
@@ -219,6 +304,26 @@ class Catalog:
     def systems(self) -> list[dict]:
         """`state.systems`: every discovered system with its make_char word."""
         return [pack.system_entry() for pack in self.packs.values()]
+
+    def skill_label(self, name: str, locale: str, expr: str = "") -> str:
+        """How a skill named on a dice frame reads in `locale`. A frame does not name
+        its rule system, so the packs that roll its die (from `expr`) are asked first;
+        a name no pack labels reads as `readable` makes it."""
+        die = die_of(expr)
+        ordered = sorted(self.packs.values(), key=lambda pack: pack.check.roll != die)
+        for pack in ordered:
+            if pack.sheet.knows_label(name):
+                return pack.sheet.skill_label(name, locale)
+        return readable(name)
+
+    @cached_property
+    def page_labels(self) -> list[dict]:
+        """Each pack's skill names and labels, for the browser table's page (worked out
+        once: every page load carries them)."""
+        return [
+            {"id": pack.id, "roll": pack.check.roll, "names": pack.skill_names()}
+            for pack in self.packs.values()
+        ]
 
 
 def pack_dirs() -> list[Path]:

@@ -18,5 +18,5 @@ def _check() -> dict:
 
 
 def test_the_chronicle_says_a_rolls_outcome_in_words():
-    assert roll_line(_check()) == "Tess spot_hidden: 40 (Success)"
-    assert roll_line(_check(), "zh") == "Tess spot_hidden: 40 (成功)"
+    assert roll_line(_check()) == "Tess Spot Hidden: 40 (Success)"
+    assert roll_line(_check(), "zh") == "Tess 侦查: 40 (成功)"

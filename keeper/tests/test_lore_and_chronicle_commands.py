@@ -106,7 +106,7 @@ def test_the_chronicle_is_for_keepers_and_the_recap_never_shows_a_keeper_only_fa
     assert "A bell tolls below." in keeper_view and "(hidden)" in keeper_view
     assert "keeper" in dispatch(".chronicle", _player(room)).text.lower()
     recap = dispatch(".recap", _player(room)).text
-    assert "Pip listen: 12 (Hard success)" in recap and "Silas: Go away." in recap
+    assert "Pip Listen: 12 (Hard success)" in recap and "Silas: Go away." in recap
     assert "hidden" not in recap and "1d100" not in recap
 
 

@@ -25,6 +25,12 @@ THIRD_PACK = textwrap.dedent(
 )
 
 
+def _labelled(labels: str) -> tuple[str, str]:
+    """A change to THIRD_PACK that gives its sheet these `labels`."""
+    attributes = "attributes: [INSIGHT, PROWESS, RESOLVE]"
+    return attributes, f"{attributes}\n  labels: {labels}"
+
+
 def test_the_built_in_packs_load_with_their_sheets_in_order():
     found = discover([BUILT_IN_DIR])
     assert found.refused == {}
@@ -59,6 +65,11 @@ def test_a_third_pack_in_the_packs_directory_appears_in_systems(tmp_path: Path):
         (("id: blades", "id: Blades!"), "id"),
         (("label: {en: Stress, zh: 压力}", "label: {zh: 压力}"), "sheet.resources.0.label.en"),
         (("make_char: blade", "make_char: blade\nsurprise: 1"), "surprise"),
+        (_labelled("{GRACE: {en: Grace}}"), "sheet.labels"),
+        (_labelled("{INSIGHT: {zh: 洞察}}"), "sheet.labels.INSIGHT.en"),
+        (_labelled("{INSIGHT: {en: Insight, fr: Intuition}}"), "sheet.labels.INSIGHT.fr"),
+        (_labelled("{INSIGHT: {en: " + "I" * 41 + "}}"), "sheet.labels.INSIGHT.en"),
+        (_labelled('{INSIGHT: {en: "Insight\\nand more"}}'), "sheet.labels.INSIGHT.en"),
     ],
 )
 def test_a_bad_pack_is_refused_with_a_message_naming_the_field(tmp_path: Path, change, named):

@@ -1,5 +1,5 @@
-"""The browser table's one page. Everything else it does, it does over the WebSocket
-at `/`, as any client of the protocol."""
+"""The browser table's one page (with the rule packs' skill names in it). Everything
+else it does, it does over the WebSocket at `/`, as any client of the protocol."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from keeper.rules.packs import catalog
 from loreweaver.version import PROTOCOL_VERSION, VERSION
 
 
@@ -19,6 +20,8 @@ def table_page(request: HttpRequest) -> HttpResponse:
         "protocol": PROTOCOL_VERSION,
         "server_version": VERSION,
         "input_max_chars": settings.TRPG_INPUT_MAX_CHARS,  # what the server takes, no less
+        # A dice frame names a skill by id; the page reads it in its own language.
+        "skill_labels": catalog().page_labels,
     }
     response = render(request, "table/index.html", context)
     # The key travels in the fragment, which never reaches a server or a referrer.

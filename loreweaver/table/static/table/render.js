@@ -30,6 +30,45 @@ export function systemLine(frame) {
   return item;
 }
 
+// --- skill names --------------------------------------------------------------------
+
+let skillPacks = null;
+
+// The installed packs' skill names, which the page carries (`#skill-labels`).
+function packsOnPage() {
+  if (skillPacks === null) {
+    try {
+      skillPacks = JSON.parse(document.getElementById("skill-labels")?.textContent ?? "[]");
+    } catch {
+      skillPacks = [];
+    }
+    if (!Array.isArray(skillPacks)) skillPacks = [];
+  }
+  return skillPacks;
+}
+
+// A skill id as words, for one no pack labels: "spot_hidden" reads "Spot hidden".
+export function readable(name) {
+  const words = String(name).replaceAll("_", " ").trim().split(/\s+/).join(" ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** How a skill named on a dice frame reads in the page's language. A frame does not
+ *  name its rule system, so the packs rolling its die (from `expr`) are asked first. */
+export function skillLabel(name, expr = "") {
+  const key = String(name).trim().toLowerCase();
+  const die = /d(100|20)(?!\d)/i.exec(String(expr ?? ""));
+  const roll = die ? `d${die[1]}` : "";
+  const packs = packsOnPage();
+  const ordered = [...packs.filter((pack) => pack?.roll === roll), ...packs.filter((pack) => pack?.roll !== roll)];
+  for (const pack of ordered) {
+    const names = pack?.names;
+    // An own property only: a skill called "constructor" is just a name.
+    if (names && typeof names === "object" && Object.hasOwn(names, key)) return pick(names[key]);
+  }
+  return readable(name);
+}
+
 function diceSide(side) {
   const part = element("span", "side");
   part.textContent = `${side.name ?? ""} ${side.skill ?? ""} ${side.total ?? ""}/${side.target ?? ""}`.trim();
@@ -46,7 +85,7 @@ export function diceCard(frame) {
   if (outcome.fumble) card.classList.add("fumble");
   if (outcome.tier !== undefined) card.dataset.tier = String(outcome.tier);
   card.setAttribute("role", "group");
-  const what = frame.skill || frame.expr;
+  const what = frame.skill ? skillLabel(frame.skill, frame.expr) : frame.expr;
   card.setAttribute("aria-label", `${frame.actor}: ${what} ${frame.total} ${outcome.label ?? ""}`.trim());
   card.append(element("bdi", "who", frame.actor));
   card.append(element("span", "what", what));
