@@ -4,6 +4,7 @@ NPCs, the Keeper's notes, and the server's LLM configuration."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from rooms.models import Room
 
@@ -32,7 +33,8 @@ class TableSettings(models.Model):
     pending_reset_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name_plural = "table settings"
+        verbose_name = _("table settings")
+        verbose_name_plural = _("table settings")
 
     def __str__(self) -> str:
         return f"{self.room.name}: {self.system}, house rule {self.house_rule}"
@@ -68,6 +70,8 @@ class Character(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("character")
+        verbose_name_plural = _("characters")
         ordering = ["room", "name"]
         indexes = [models.Index(fields=["room", "owner", "active"])]
         constraints = [
@@ -92,7 +96,8 @@ class InitiativeEntry(models.Model):
     current = models.BooleanField(default=False)
 
     class Meta:
-        verbose_name_plural = "initiative entries"
+        verbose_name = _("initiative entry")
+        verbose_name_plural = _("initiative entries")
         ordering = ["room", "-value", "-tiebreak", "id"]
         constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_initiative_entry_per_name")]
 
@@ -139,7 +144,8 @@ class Story(models.Model):
     )
 
     class Meta:
-        verbose_name_plural = "stories"
+        verbose_name = _("story")
+        verbose_name_plural = _("stories")
 
     def __str__(self) -> str:
         return f"{self.room.name}: {self.module_title or 'no module'}"
@@ -170,6 +176,10 @@ class StateStamp(models.Model):
     room_id = models.IntegerField(primary_key=True)
     version = models.BigIntegerField(default=0)
 
+    class Meta:
+        verbose_name = _("state stamp")
+        verbose_name_plural = _("state stamps")
+
 
 class Npc(models.Model):
     """A keeper-authored non-player character. `persona` is how they look and talk;
@@ -182,7 +192,8 @@ class Npc(models.Model):
     secret = models.TextField(blank=True, help_text="keeper-only")
 
     class Meta:
-        verbose_name, verbose_name_plural = "NPC", "NPCs"
+        verbose_name = _("NPC")
+        verbose_name_plural = _("NPCs")
         ordering = ["room", "name"]
         constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_npc_per_name")]
 
@@ -198,6 +209,8 @@ class KeeperNote(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("keeper note")
+        verbose_name_plural = _("keeper notes")
         ordering = ["room", "id"]
 
     def __str__(self) -> str:
@@ -225,6 +238,10 @@ class ModelSetting(models.Model):
     imagegen_model = models.CharField(max_length=200, blank=True)
     imagegen_size = models.CharField(max_length=20, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("model setting")
+        verbose_name_plural = _("model settings")
 
     def __str__(self) -> str:
         return f"{self.provider or '(environment)'} {self.chat_model}".strip()
@@ -254,6 +271,8 @@ class ProviderCredential(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("provider credential")
+        verbose_name_plural = _("provider credentials")
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "base_url"],
@@ -299,6 +318,8 @@ class ModuleVariable(models.Model):
     source = models.CharField(max_length=80, blank=True, help_text="the pack or module that declared it")
 
     class Meta:
+        verbose_name = _("module variable")
+        verbose_name_plural = _("module variables")
         ordering = ["room", "id"]
         constraints = [
             models.UniqueConstraint(fields=["room", "var_id"], name="one_variable_per_id_per_room")
@@ -334,7 +355,8 @@ class LoreEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name_plural = "lore entries"
+        verbose_name = _("lore entry")
+        verbose_name_plural = _("lore entries")
         ordering = ["room", "order", "id"]
         indexes = [models.Index(fields=["room", "order"])]
 
@@ -361,9 +383,10 @@ class ChronicleEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("chronicle entry")
+        verbose_name_plural = _("chronicle entries")
         ordering = ["room", "id"]
         indexes = [models.Index(fields=["room", "id"])]
-        verbose_name_plural = "chronicle entries"
 
     def __str__(self) -> str:
         return f"{self.actor}: {self.line[:60]}"
@@ -392,7 +415,8 @@ class CampaignSummary(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "campaign summaries"
+        verbose_name = _("campaign summary")
+        verbose_name_plural = _("campaign summaries")
 
     def __str__(self) -> str:
         return f"summary of {self.room_id} through #{self.through_line_id}"

@@ -9,6 +9,7 @@ layer, so a late joiner starts the music at the right place.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from loreweaver import frames
 from rooms.models import Room
@@ -38,6 +39,8 @@ class MediaItem(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("media item")
+        verbose_name_plural = _("media items")
         ordering = ["room", "id"]
         constraints = [models.UniqueConstraint(fields=["room", "sha256"], name="one_blob_per_hash_per_room")]
 
@@ -81,7 +84,8 @@ class RoomMedia(models.Model):
     uploads_enabled = models.BooleanField(default=True)
 
     class Meta:
-        verbose_name_plural = "room media settings"
+        verbose_name = _("room media settings")
+        verbose_name_plural = _("room media settings")
 
     def __str__(self) -> str:
         return f"{self.room.name}: uploads {'on' if self.uploads_enabled else 'off'}"
@@ -104,6 +108,8 @@ class AudioLayer(models.Model):
     paused_at_position = models.FloatField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("audio layer")
+        verbose_name_plural = _("audio layers")
         constraints = [models.UniqueConstraint(fields=["room", "layer"], name="one_state_per_layer")]
 
     def __str__(self) -> str:

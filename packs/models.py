@@ -4,6 +4,7 @@ content-addressed, so every server process reads the same pack)."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class InstalledPack(models.Model):
@@ -22,6 +23,8 @@ class InstalledPack(models.Model):
     installed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("installed pack")
+        verbose_name_plural = _("installed packs")
         ordering = ["pack_id"]
 
     def __str__(self) -> str:
@@ -42,6 +45,8 @@ class PackFile(models.Model):
     mime = models.CharField(max_length=80)
 
     class Meta:
+        verbose_name = _("pack file")
+        verbose_name_plural = _("pack files")
         ordering = ["pack", "path"]
         constraints = [models.UniqueConstraint(fields=["pack", "path"], name="one_file_per_path_per_pack")]
 
@@ -68,6 +73,8 @@ class RoomPack(models.Model):
     enabled_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("room pack")
+        verbose_name_plural = _("room packs")
         ordering = ["room", "id"]
         constraints = [
             models.UniqueConstraint(fields=["room", "pack"], name="one_enabling_per_pack_per_room")
@@ -85,6 +92,10 @@ class BundledPack(models.Model):
     version = models.CharField(max_length=64)
     installed_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = _("bundled pack")
+        verbose_name_plural = _("bundled packs")
+
     def __str__(self) -> str:
         return f"{self.pack_id} {self.version} (bundled)"
 
@@ -100,6 +111,8 @@ class RoomHook(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("room hook")
+        verbose_name_plural = _("room hooks")
         ordering = ["room", "source", "position"]
 
     def __str__(self) -> str:

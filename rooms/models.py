@@ -6,6 +6,7 @@ import datetime
 import math
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from loreweaver import frames
 
@@ -48,6 +49,8 @@ class Room(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("room")
+        verbose_name_plural = _("rooms")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -89,6 +92,8 @@ class AccessKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("access key")
+        verbose_name_plural = _("access keys")
         ordering = ["room__name", "name"]
         indexes = [models.Index(fields=["room", "role"])]
 
@@ -149,9 +154,10 @@ class TranscriptEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("transcript entry")
+        verbose_name_plural = _("transcript entries")
         ordering = ["id"]
         indexes = [models.Index(fields=["room", "id"])]
-        verbose_name_plural = "transcript entries"
 
     def __str__(self) -> str:
         return f"{self.name or self.speaker}: {self.text[:60]}"
@@ -187,6 +193,8 @@ class TurnEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("turn event")
+        verbose_name_plural = _("turn events")
         ordering = ["id"]
         indexes = [models.Index(fields=["room", "anchor", "id"])]
 
@@ -217,6 +225,8 @@ class RoomBackup(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("room backup")
+        verbose_name_plural = _("room backups")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -238,6 +248,8 @@ class BackupRun(models.Model):
     failures = models.TextField(blank=True)  # one line per room that failed, and why
 
     class Meta:
+        verbose_name = _("backup run")
+        verbose_name_plural = _("backup runs")
         ordering = ["-finished_at", "-id"]
 
     def __str__(self) -> str:
