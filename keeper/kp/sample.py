@@ -307,7 +307,7 @@ class SampleKeeper:
             self._gain(action.get("gain", []))
             if action.get("go"):
                 self._go(action["go"])
-        if action.get("present"):
+        if action.get("present") and success:
             handout = {
                 key: value if key == "template" else text_in(value, self.locale)
                 for key, value in action["present"].items()

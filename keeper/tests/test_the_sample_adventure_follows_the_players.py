@@ -152,6 +152,8 @@ async def test_the_other_path_silences_the_bell_in_chinese(server, room):
 
         hint = await table.turn("Bob", "我们等一会儿。")
         assert "露丝" in _keeper_text(hint), "a line that does nothing gets a hint of what to try"
+        ruth = await table.turn("Pat", "露丝，塞拉斯怎么了？")
+        assert "二十年" in _npc(ruth)["text"], "named in Chinese, she answers in Chinese"
         await table.until("Pat", "我在码头四处打听。", "chapel")
         await table.turn("Bob", "我们划船去礁石。")
         assert table.state["scene"]["name"] == "灯塔脚下"
@@ -161,6 +163,8 @@ async def test_the_other_path_silences_the_bell_in_chinese(server, room):
         await table.until("Pat", "我检查那扇门。", "scratches")
         await table.until("Bob", "我拿起铁链。", "chain")
         await table.until("Kay", "我仔细聆听。", "bell")
+        away = await table.turn("Bob", "露丝在这里吗？")
+        assert "露丝还在码头上" in _keeper_text(away)
         await table.turn("Pat", "我们爬下去到岸边。")
         assert table.state["scene"]["name"] == "沉没的礼拜堂"
         await table.until("Bob", "我搜查石拱里面。", "bell_found")

@@ -141,6 +141,9 @@ def test_three_newcomers_relight_the_lamp_in_english(browser, offline_server, ro
 
 def test_three_newcomers_silence_the_bell_in_chinese(browser, offline_server, room):
     table = _start(browser, offline_server, room, "zh", "大家好！")
+    table.turn("bob", "露丝，塞拉斯怎么了？")
+    table.turn("kay", "我们等一会儿。")
+    table.turn("bob", "露丝，老礼拜堂和钟是怎么回事？")
     table.until("pat", "我在码头四处打听。", "听说了沉没的礼拜堂: 是")
     table.turn("bob", "我们划船去礁石。")
     table.until("pat", "我检查那扇门。", "发现门上的抓痕: 是")
