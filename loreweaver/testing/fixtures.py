@@ -30,6 +30,8 @@ LONGEST_FIRST = [
     "loreweaver/console/tests/test_console_in_the_browser.py",
     "keeper/tests/test_campaign_memory.py",
     "loreweaver/table/tests/test_playing_in_the_browser.py",
+    "loreweaver/table/tests/test_the_sample_adventure_in_the_browser.py",
+    "loreweaver/table/tests/test_a_newcomers_first_minutes.py",
     "loreweaver/wire/tests/test_hosted_faults.py",
     "rooms/tests/test_keys_on_disk.py",
     "loreweaver/table/tests/test_the_table_honours_an_operators_disconnect.py",
