@@ -70,7 +70,13 @@ def _starting(pack: Pack, values: dict[str, int]) -> dict[str, int]:
 
 
 def character_create(
-    *, room_id: int, member_id: str, system: str, name: str, rolled: Rolled | None = None
+    *,
+    room_id: int,
+    member_id: str,
+    system: str,
+    name: str,
+    rolled: Rolled | None = None,
+    background: str = "",
 ) -> Character:
     """Make a character under `system` for the member (from `rolled` values, or rolled
     now) and make it their active one."""
@@ -87,6 +93,7 @@ def character_create(
             attributes=dict(rolled.attributes),
             skills=skills,
             resources=dict(rolled.resources),
+            background=background,
             active=True,
         )
 
@@ -130,8 +137,33 @@ def describe(character: Character | Rolled, locale: str) -> str:
 
 
 def character_delete(character: Character) -> None:
-    """Delete a character for good (`.st delete confirm`)."""
+    """Delete a character (`.st delete`; `sheet_snapshot` first keeps it for an undo)."""
     character.delete()
+
+
+# What a deleted sheet keeps for `.st undo`: everything its owner made or changed.
+_SNAPSHOT_FIELDS = (
+    "name",
+    "system",
+    "attributes",
+    "skills",
+    "resources",
+    "status_effects",
+    "background",
+    "avatar",
+)
+
+
+def sheet_snapshot(character: Character) -> dict:
+    """The sheet as plain data, to bring it back with `sheet_restore`."""
+    return {field: getattr(character, field) for field in _SNAPSHOT_FIELDS}
+
+
+def sheet_restore(room_id: int, member_id: str, snapshot: dict) -> Character:
+    """The snapshot's character again, as the member's active one."""
+    with transaction.atomic():
+        Character.objects.filter(room_id=room_id, owner=member_id, active=True).update(active=False)
+        return Character.objects.create(room_id=room_id, owner=member_id, active=True, **snapshot)
 
 
 def active_character(room_id: int, member_id: str) -> Character | None:

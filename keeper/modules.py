@@ -1,14 +1,15 @@
 """Modules a keeper brings into a room: a file from the data directory's `modules/`
 folder (`.module <file>`) or pasted text (`.module import <text>`).
 
-A file is named, never pathed: the name may not hold a separator or `..`, and what it
-resolves to must sit directly in the folder. A model, when one is configured, drafts
-the title, the intro for the players, the keeper's truth and the NPCs from the text;
-without one (or when its draft does not validate) the text's own headings are read:
-the first heading is the title, the text under it (or under an "Intro" heading) is
-what the players may know, a "Truth" or "Secret" heading is the keeper's alone, and an
-"NPCs" heading lists the cast. A section with any other heading is kept for the keeper
-too: an imported text never tells the players more than it marks as theirs.
+A file is named by its path inside the folder: the path may not hold `..` or start at
+the root, and what it resolves to (links followed) must sit inside the folder. A model,
+when one is configured, drafts the title, the intro for the players, the keeper's
+truth and the NPCs from the text; without one (or when its draft does not validate)
+the text's own headings are read: the first heading is the title, the text under it
+(or under an "Intro" heading) is what the players may know, a "Truth" or "Secret"
+heading is the keeper's alone, and an "NPCs" heading lists the cast. A section with
+any other heading is kept for the keeper too: an imported text never tells the players
+more than it marks as theirs.
 """
 
 from __future__ import annotations
@@ -58,37 +59,54 @@ def modules_dir() -> Path:
 
 
 def available() -> list[str]:
-    """The module files a keeper can name, sorted."""
+    """The module files a keeper can name (paths inside the modules folder), sorted."""
     folder = modules_dir()
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in SUFFIXES and not _hidden(p.relative_to(folder).parts)
+    )
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(part.startswith(".") for part in parts)
+
+
+def _refused(name: str) -> ModuleError:
+    return ModuleError(
+        _("Give a file in the modules folder (a name or a path inside it): {name} is refused."),
+        name=name[:80],
+    )
 
 
 def module_file(name: str) -> Path:
-    """The file `name` means in the modules folder (its suffix may be left out).
+    """The file `name` means in the modules folder: a name or a path inside the folder
+    (`fogbell.md`, `coc/fogbell`, and `modules/fogbell.md` as the terminal client writes
+    it); its suffix may be left out.
 
-    Raises `ModuleError` for a path rather than a name, and for a file that is not
-    there, is too large or is not text.
+    Raises `ModuleError` for a path that leads out of the folder (`..`, an absolute
+    path, a link), and for a file that is not there, is too large or is not text.
     """
     name = name.strip()
-    if not name or "/" in name or "\\" in name or ".." in name or name.startswith(".") or "\0" in name:
-        raise ModuleError(
-            _("Give a file name from the modules folder, not a path: {name} is refused."), name=name[:80]
-        )
+    parts = tuple(part for part in name.replace("\\", "/").split("/") if part not in ("", "."))
+    if not parts or name.startswith(("/", "\\")) or ".." in parts or _hidden(parts) or "\0" in name:
+        raise _refused(name)
     folder = modules_dir().resolve()
-    candidates = [name] if Path(name).suffix.lower() in SUFFIXES else [name + s for s in SUFFIXES]
-    for candidate in candidates:
-        path = (folder / candidate).resolve()
-        if path.parent != folder:  # a link that leads out of the folder
-            raise ModuleError(
-                _("Give a file name from the modules folder, not a path: {name} is refused."), name=name[:80]
-            )
-        if path.is_file():
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ModuleError(_("{name} is larger than 256 KiB."), name=candidate)
-            return path
-    files = ", ".join(available()) or "-"
+    tries = [parts, parts[1:]] if parts[0] == "modules" and len(parts) > 1 else [parts]
+    for inside in tries:
+        last = inside[-1]
+        endings = [last] if Path(last).suffix.lower() in SUFFIXES else [last + s for s in SUFFIXES]
+        for ending in endings:
+            path = folder.joinpath(*inside[:-1], ending).resolve()
+            if not path.is_relative_to(folder):  # a link that leads out of the folder
+                raise _refused(name)
+            if path.is_file():
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    raise ModuleError(_("{name} is larger than 256 KiB."), name=ending)
+                return path
+    files = ", ".join(available()[:40]) or "-"
     raise ModuleError(
         _("There is no module file called {name}. Files in the modules folder: {files}"),
         name=name,

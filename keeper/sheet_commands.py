@@ -65,16 +65,18 @@ def make_dnd(arguments: str, caller: Caller) -> CommandReply:
 
 @command(
     "st",
-    help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70, .st finalize, .st clear, .st delete"),
+    help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70, .st finalize, .st delete, .st undo"),
 )
 def sheet(arguments: str, caller: Caller) -> CommandReply:
     """Show or change the caller's own active sheet."""
+    text = arguments.strip()
+    if text.lower() == "undo":
+        return _undo(caller)
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return no_character(caller)
-    text = arguments.strip()
-    if text in ("delete", "delete confirm"):
-        return _delete(character, text == "delete confirm", caller)
+    if text.lower() in DELETE_WORDS:
+        return _delete(character, caller)
     if text == "finalize":
         characters.finalize(character)
         return CommandReply(
@@ -84,12 +86,6 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
                 values=characters.describe(character, caller.locale),
             )
         )
-    if text == "clear":
-        pack = characters.pack_of(character)
-        character.attributes, character.resources = {}, {}
-        character.skills = {k: v for k, v in pack.sheet.skills.items() if isinstance(v, int)}
-        character.save(update_fields=["attributes", "resources", "skills"])
-        return CommandReply(caller.say(_("{name}'s sheet is cleared."), name=character.name))
     if text in ("", "show"):
         return CommandReply(f"{character.name}: {characters.describe(character, caller.locale)}")
     changes = []
@@ -107,41 +103,62 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
         changes.append(f"{key} {old}→{new}" if operator != "=" else f"{key}={new}")
     if not changes:
         return CommandReply(
-            caller.say(_("Use .st STR60 or .st HP-4 (or .st finalize, .st clear, .st delete)."))
+            caller.say(_("Use .st STR60 or .st HP-4 (or .st finalize, .st delete, .st undo)."))
         )
     return CommandReply(f"{character.name}: " + ", ".join(changes))
 
 
-# How long `.st delete` waits for `.st delete confirm`, and a rolled `.genchar` for `keep`.
-CONFIRM_SECONDS = 60
+# What deletes the sheet (as the reference clients send it: one word, their own
+# confirmation already asked), how long `.st undo` can bring it back, and how long a
+# rolled `.genchar` waits for `keep`.
+DELETE_WORDS = ("delete", "del", "clear", "clr", "delete confirm")
+UNDO_SECONDS = 300
 DRAFT_SECONDS = 600
 
 
-def _delete(character: characters.Character, confirmed: bool, caller: Caller) -> CommandReply:
-    """`.st delete` asks; `.st delete confirm` within a minute deletes the active character."""
-    pending = f"st-delete:{caller.room_id}:{caller.member_id}"
-    if not confirmed:
-        cache.set(pending, character.pk, CONFIRM_SECONDS)
-        return CommandReply(
-            caller.say(
-                _("This deletes {name} for good. Type .st delete confirm within 60 seconds to go ahead."),
-                name=character.name,
-            )
-        )
-    if cache.get(pending) != character.pk:
-        return CommandReply(caller.say(_("Nothing to confirm: type .st delete first.")))
-    cache.delete(pending)
+def _undo_key(caller: Caller) -> str:
+    return f"st-undo:{caller.room_id}:{caller.member_id}"
+
+
+def _delete(character: characters.Character, caller: Caller) -> CommandReply:
+    """Delete the caller's active character at once, kept `UNDO_SECONDS` for `.st undo`."""
+    cache.set(_undo_key(caller), characters.sheet_snapshot(character), UNDO_SECONDS)
     characters.character_delete(character)
     return CommandReply(
-        caller.say(_("{who} deleted {name}."), who=caller.name, name=character.name), private=False
+        caller.say(
+            _("{who} deleted {name}. Changed your mind? .st undo brings it back within 5 minutes."),
+            who=caller.name,
+            name=character.name,
+        ),
+        private=False,
+    )
+
+
+def _undo(caller: Caller) -> CommandReply:
+    """Bring back the character the caller deleted in the last few minutes."""
+    snapshot = cache.get(_undo_key(caller))
+    if snapshot is None:
+        return CommandReply(caller.say(_("Nothing to undo: a deleted sheet is kept for 5 minutes.")))
+    cache.delete(_undo_key(caller))
+    character = characters.sheet_restore(caller.room_id, caller.member_id, snapshot)
+    return CommandReply(
+        caller.say(_("{who} brought {name} back."), who=caller.name, name=character.name), private=False
     )
 
 
 @command(
-    "genchar", help=_("roll a random character to look at: .genchar [coc|dnd], then .genchar keep [name]")
+    "genchar",
+    help=_(
+        "roll a random character to look at: .genchar [coc|dnd], then .genchar keep [name]; "
+        "or make one at once from a description: .genchar [system] [name] | <description>"
+    ),
 )
 def generate(arguments: str, caller: Caller) -> CommandReply:
-    """Roll a character by the pack's creation rules and show it; `keep` makes it yours."""
+    """Roll a character by the pack's creation rules and show it; `keep` makes it yours.
+    With `| description` (the terminal client's "Generate from description"), the
+    character is made at once: the name given, the description as its background."""
+    if "|" in arguments:
+        return _from_description(arguments, caller)
     draft_key = f"genchar:{caller.room_id}:{caller.member_id}"
     word, _space, rest = arguments.strip().partition(" ")
     if word.lower() == "keep":
@@ -173,6 +190,29 @@ def generate(arguments: str, caller: Caller) -> CommandReply:
             values=characters.describe(rolled, caller.locale),
         )
     )
+
+
+def _from_description(arguments: str, caller: Caller) -> CommandReply:
+    """`.genchar [system] [name] | <description>`: values rolled by the pack, the name
+    and the description kept. A first word that names no rule system is part of the name."""
+    head, _bar, description = arguments.partition("|")
+    description = description.strip()
+    if not description:
+        return CommandReply(
+            caller.say(_("Describe the character after the bar: .genchar coc Ada | a calm doctor"))
+        )
+    first, _space, rest = head.strip().partition(" ")
+    system = _system_named(first, caller.room_id) if first else None
+    name = rest if system else head
+    system = system or TableSettings.of(caller.room_id).system
+    character = characters.character_create(
+        room_id=caller.room_id,
+        member_id=caller.member_id,
+        system=system,
+        name=name.strip()[:64] or caller.name,
+        background=description,
+    )
+    return _made(caller, character)
 
 
 def _system_named(word: str, room_id: int) -> str | None:

@@ -1,6 +1,6 @@
 """A character from first roll to deletion: `.genchar` rolls one to look at before it is
-kept, `.st finalize` recomputes what the pack derives, `.st delete` asks first
-(docs/rules.md, "The command dialect")."""
+kept, `.st finalize` recomputes what the pack derives, `.st delete` deletes at once and
+`.st undo` brings the sheet back for a few minutes (docs/rules.md, "The command dialect")."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def no_pending_questions(ann):
     Only this room's are dropped: on the hosted profile the cache is the Redis the test
     servers share, and clearing all of it wiped their rooms' shared state mid-test."""
     cache.delete_many(
-        [f"{kind}:{ann.room_id}:{member}" for kind in ("st-delete", "genchar") for member in MEMBERS]
+        [f"{kind}:{ann.room_id}:{member}" for kind in ("st-undo", "genchar") for member in MEMBERS]
     )
 
 
@@ -79,6 +79,29 @@ def test_genchar_with_no_system_uses_the_rooms_and_refuses_an_unknown_one(ann):
     assert "gurps" in refused and "coc" in refused and "dnd" in refused
 
 
+@pytest.mark.parametrize(
+    ("sent", "system", "name"),
+    [
+        (".genchar coc7 Doc Hale | Calm doctor, steady hands", "coc7", "Doc Hale"),
+        (".genchar dnd5e 阿达 | 冷静的医生,在雾港调查失踪案", "dnd5e", "阿达"),
+        (".genchar coc7 | Calm doctor, steady hands", "coc7", "Ann"),
+        (".genchar Doc Hale | Calm doctor, steady hands", "coc7", "Doc Hale"),
+    ],
+)
+def test_genchar_from_a_description_makes_the_character_at_once(ann, sent, system, name):
+    made = dispatch(sent, ann)
+    assert not made.private and name in made.text
+    (character,) = _mine(ann)
+    assert character.active and character.system == system and character.name == name
+    assert character.background == sent.partition("|")[2].strip()
+    assert all(value > 0 for value in character.attributes.values()), "the values are rolled"
+
+
+def test_genchar_with_an_empty_description_says_what_to_write(ann):
+    assert "after the bar" in dispatch(".genchar coc7 Doc |  ", ann).text
+    assert _mine(ann) == []
+
+
 def test_finalize_recomputes_coc_vitals_build_damage_bonus_and_move(ann):
     dispatch(".coc Harvey", ann)
     dispatch(".st STR50 CON60 SIZ70 DEX60 POW55", ann)
@@ -117,24 +140,43 @@ def test_finalize_reads_in_the_viewers_language(ann):
     assert "已定稿" in reply and "体格" in reply and "移动力" in reply
 
 
-def test_st_delete_asks_first_and_deletes_only_on_confirm(ann):
+def test_st_delete_deletes_at_once_and_st_undo_brings_the_sheet_back(ann):
     dispatch(".coc Harvey", ann)
-    assert "Nothing to confirm" in dispatch(".st delete confirm", ann).text
-    assert [c.name for c in _mine(ann)] == ["Harvey"]
-    warning = dispatch(".st delete", ann)
-    assert "Harvey" in warning.text and ".st delete confirm" in warning.text
+    dispatch(".st STR70 侦查80", ann)
+    before = characters.active_character(ann.room_id, ann.member_id)
+    done = dispatch(".st delete", ann)
+    assert not done.private and "Harvey" in done.text and ".st undo" in done.text
+    assert _mine(ann) == [] and ".coc" in dispatch(".st", ann).text
+    back = dispatch(".st undo", ann)
+    assert not back.private and "Harvey" in back.text
+    (harvey,) = _mine(ann)
+    assert harvey.active and harvey.attributes == before.attributes and harvey.skills == before.skills
+    assert harvey.resources == before.resources
+    assert "Nothing to undo" in dispatch(".st undo", ann).text, "one delete, one undo"
+
+
+@pytest.mark.parametrize("words", ["clear", "del", "clr", "DELETE", "delete confirm"])
+def test_every_delete_word_the_clients_send_removes_the_sheet(ann, words):
+    dispatch(".coc Harvey", ann)
+    dispatch(f".st {words}", ann)
+    assert _mine(ann) == []
+
+
+def test_an_undo_is_the_deleters_own_and_steps_aside_a_newer_character(ann):
     other = Caller(ann.room_id, MEMBERS[1], "Bo", False, "en")
     dispatch(".coc Bo", other)
-    assert "Nothing to confirm" in dispatch(".st delete confirm", other).text, "Ann's question is Ann's"
-    done = dispatch(".st delete confirm", ann)
-    assert not done.private and "Harvey" in done.text
-    assert _mine(ann) == [] and [c.name for c in _mine(other)] == ["Bo"]
-    assert ".coc" in dispatch(".st", ann).text
-
-
-def test_a_delete_question_expires_with_a_new_character(ann):
     dispatch(".coc First", ann)
     dispatch(".st delete", ann)
+    assert "Nothing to undo" in dispatch(".st undo", other).text, "Ann's sheet is Ann's to bring back"
+    assert [c.name for c in _mine(other)] == ["Bo"]
     dispatch(".coc Second", ann)
-    assert "Nothing to confirm" in dispatch(".st delete confirm", ann).text
-    assert sorted(c.name for c in _mine(ann)) == ["First", "Second"]
+    dispatch(".st undo", ann)
+    assert {c.name: c.active for c in _mine(ann)} == {"First": True, "Second": False}
+
+
+def test_delete_and_undo_read_in_the_viewers_language(ann):
+    zh = Caller(ann.room_id, ann.member_id, "安", False, "zh")
+    assert "没有可撤销" in dispatch(".st undo", zh).text
+    dispatch(".coc 哈维", zh)
+    assert "5 分钟内" in dispatch(".st delete", zh).text
+    assert "找回了 哈维" in dispatch(".st undo", zh).text

@@ -108,13 +108,11 @@ def test_the_state_shows_the_viewers_character_in_their_language(caller):
     assert "pregens" not in english
 
 
-def test_st_clear_empties_the_sheet_and_st_shows_it(caller):
+def test_st_shows_the_sheet_it_changed(caller):
     dispatch(".coc Harvey", caller)
     dispatch(".st STR70 侦查80", caller)
     assert "STR70" in dispatch(".st", caller).text
-    dispatch(".st clear", caller)
-    harvey = characters.active_character(caller.room_id, caller.member_id)
-    assert harvey.attributes == {} and harvey.skills["spot_hidden"] == 25
+    assert characters.active_character(caller.room_id, caller.member_id).skills["spot_hidden"] == 80
 
 
 def test_difficulty_words_come_from_the_pack(caller):

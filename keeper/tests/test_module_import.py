@@ -1,6 +1,7 @@
-"""`.module <file>` imports a module from the data directory's modules folder by name
-(never a path), `.module import` from pasted text; without a model the text's headings
-say what is the title, what players may know and what is the keeper's
+"""`.module <file>` imports a module from the data directory's modules folder by its name
+or its path inside the folder (never a path out of it), `.module import` from pasted
+text; without a model the text's headings say what is the title, what players may know
+and what is the keeper's
 (docs/rules.md, "The command dialect")."""
 
 from __future__ import annotations
@@ -75,20 +76,52 @@ def test_a_module_file_is_read_by_its_headings_without_a_model(modules_folder, k
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "name",
-    ["../secrets.md", "sub/dir.md", "/etc/passwd", "..", "..\\x.md", ".hidden", "a/../drowned-bell.md"],
+    [
+        "../secrets.md",
+        "/etc/passwd",
+        "..",
+        "..\\x.md",
+        ".hidden",
+        "a/../drowned-bell.md",
+        "modules/../secrets",
+    ],
 )
-def test_a_path_instead_of_a_name_is_refused(modules_folder, keeper, name):
+def test_a_path_out_of_the_modules_folder_is_refused(modules_folder, keeper, name):
     (modules_folder.parent / "secrets.md").write_text("# Secret\n\nkeep out", encoding="utf-8")
     reply = dispatch(f".module {name}", keeper)
-    assert "not a path" in reply.text
+    assert "is refused" in reply.text
     assert not Story.objects.filter(room_id=keeper.room_id).exclude(module_title="").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path", ["coc/fogbell.md", "coc/fogbell", "modules/coc/fogbell.md", "./coc//fogbell.md", "coc\\fogbell"]
+)
+def test_a_path_inside_the_modules_folder_is_read(modules_folder, keeper, path):
+    (modules_folder / "coc").mkdir()
+    (modules_folder / "coc" / "fogbell.md").write_text("# Fogbell\n\nA bell in the fog.", encoding="utf-8")
+    assert "Fogbell" in dispatch(f".module {path}", keeper).text
+    assert Story.objects.get(room_id=keeper.room_id).module_intro == "A bell in the fog."
+
+
+@pytest.mark.django_db
+def test_the_terminal_clients_suggested_path_names_a_file_in_the_folder(modules_folder, keeper):
+    assert "The Drowned Bell" in dispatch(".module modules/drowned-bell.md", keeper).text
+
+
+@pytest.mark.django_db
+def test_a_missing_file_in_a_subfolder_is_listed_by_its_path(modules_folder, keeper):
+    (modules_folder / "coc").mkdir()
+    (modules_folder / "coc" / "fogbell.md").write_text("# Fogbell", encoding="utf-8")
+    reply = dispatch(".module sub/dir.md", keeper).text
+    assert "sub/dir.md" in reply and "coc/fogbell.md" in reply and "drowned-bell.md" in reply
 
 
 @pytest.mark.django_db
 def test_a_link_out_of_the_modules_folder_is_refused(modules_folder, keeper):
     (modules_folder.parent / "outside.md").write_text("# Outside\n\nnot a module", encoding="utf-8")
     os.symlink(modules_folder.parent / "outside.md", modules_folder / "inside.md")
-    assert "not a path" in dispatch(".module inside", keeper).text
+    assert "is refused" in dispatch(".module inside", keeper).text
     assert not Story.objects.filter(room_id=keeper.room_id, module_title="Outside").exists()
 
 
@@ -120,7 +153,7 @@ def test_a_file_without_headings_uses_its_first_line_as_the_title(modules_folder
 @pytest.mark.django_db
 def test_the_refusal_reads_in_chinese_for_a_chinese_keeper(modules_folder, keeper):
     zh = Caller(keeper.room_id, keeper.member_id, keeper.name, True, "zh")
-    assert "不是路径" in dispatch(".module ../x", zh).text
+    assert "被拒绝" in dispatch(".module ../x", zh).text
 
 
 MODEL_DRAFT = """```yaml

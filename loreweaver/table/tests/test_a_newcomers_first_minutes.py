@@ -9,7 +9,7 @@ narrator is not the keeper; a shared picture shows in the story; at a phone's wi
 the story fills the screen and the sheet is a drawer; deleting a key asks first, and
 its player reads that it was revoked (not a retry's "not valid"); a
 keeper with no model is offered the sample adventure on a card, which still starts it
-after a first line."""
+after a first line; and all of it reads in Chinese for a Chinese newcomer."""
 
 from __future__ import annotations
 
@@ -259,3 +259,36 @@ def test_a_keeper_starts_the_sample_adventure_from_its_card_after_a_first_line(l
 def test_a_player_is_not_offered_the_sample_adventure(limited, page, room):
     _join(page, limited, limited.env.mint(room, "Pat"))
     assert page.locator("#sample-card").count() == 0, "the card is drawn with the welcome, for keepers"
+
+
+def test_the_first_minutes_read_in_chinese(limited, page, room):
+    base = limited.ws_url.replace("ws://", "http://")
+    page.goto(f"{base}#lang=zh")
+    assert page.inner_text("#join-form button[type=submit]") == "加入桌面"
+    _shoot(page, "zh-join")
+    page.goto("about:blank")  # a new fragment alone would not load the page again
+    page.goto(f"{base}#lang=zh&key={limited.env.mint(room, '凯', 'keeper')}")
+    page.locator("#table-screen").wait_for(state="visible")
+    page.locator("#sample-card", has_text="离线守秘人").wait_for()
+    page.fill("#say", ".help")
+    page.press("#say", "Enter")
+    page.locator("#story li.system").filter(has_text="指令：").last.wait_for()
+    _shoot(page, "zh-help")
+
+    friend = page.context.browser.new_page()
+    friend.goto(f"{base}#lang=zh&key={limited.env.mint(room, '帕特')}")
+    page.locator("#online li", has_text="帕特").wait_for(state="attached")
+    page.locator("#story li", has_text="帕特 来到了桌边。").wait_for()
+    friend.close()
+    page.locator("#story li", has_text="帕特 离开了桌子。").wait_for()
+
+    page.evaluate(
+        """() => { for (let n = 0; n < 12; n++) {
+            document.getElementById("say").value = `.r 1d${n + 2}`;
+            document.getElementById("say-form").requestSubmit();
+        } }"""
+    )
+    page.locator("#story li.system.warn").filter(has_text="发送太快了").wait_for()
+    page.fill("#say", "长" * 3900)
+    assert "已输入 3900 / 4000 字" in page.inner_text("#say-count")
+    _shoot(page, "zh-flood-and-a-long-paste")
