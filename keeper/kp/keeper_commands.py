@@ -12,7 +12,7 @@ from keeper import skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused
-from keeper.llm.providers import CATALOG
+from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENTURE
 from keeper.models import KeeperNote, Npc, Story
 from loreweaver.i18n import _
 from rooms.models import TranscriptEntry, TurnEvent
@@ -112,6 +112,8 @@ def _current(caller: Caller) -> str:
         state = caller.say(_("the offline Keeper (no model)"))
         if current.provider in CATALOG:
             state += caller.say(_(" ({p} has no key yet)"), p=current.provider)
+        elif current.chat_model == SAMPLE_ADVENTURE:
+            state += caller.say(_(", offering the sample adventure until a module begins"))
         return caller.say(_("Model: {s}"), s=state)
     key = current.key_masked or caller.say(_("no key"))
     return caller.say(
@@ -137,6 +139,7 @@ def model(arguments: str, caller: Caller) -> CommandReply:
     word, rest = word.lower(), rest.strip()
     if word in ("", "list"):
         catalog = "\n".join(f"  {p.id}: {p.base_url} ({p.default_model})" for p in CATALOG.values())
+        catalog += f"\n  {OFFLINE}: " + caller.say(_("no endpoint ({m})"), m=", ".join(OFFLINE_MODELS))
         return CommandReply(_current(caller) + "\n" + caller.say(_("Providers:")) + "\n" + catalog)
     if word not in ("set", "key", "reset"):
         return CommandReply(
@@ -168,8 +171,8 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         llm_config.reset(caller.room_id)
         return CommandReply(caller.say(_("Back to the server's configuration. ")) + _current(caller))
     parts = rest.split()
-    if not parts or parts[0].lower() not in CATALOG or len(parts) > 3:
-        names = ", ".join(CATALOG)
+    if not parts or parts[0].lower() not in (*CATALOG, OFFLINE) or len(parts) > 3:
+        names = ", ".join([*CATALOG, OFFLINE])
         return CommandReply(
             caller.say(
                 _("Use .model set <provider> [model] [url]; providers: {n}"),

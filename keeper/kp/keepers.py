@@ -11,9 +11,10 @@ from channels.db import database_sync_to_async
 from django.db import connection
 
 from keeper.kp.offline import OfflineKeeper
-from keeper.kp.sample import SampleKeeper, plays_sample, room_is_empty
+from keeper.kp.sample import SampleKeeper, can_start, plays_sample, room_is_empty
 from keeper.llm import config as llm_config
 from keeper.llm.client import ChatModel, client_for
+from keeper.llm.providers import SAMPLE_ADVENTURE
 from keeper.models import TableSettings
 
 
@@ -76,8 +77,18 @@ def turn_rule(room_id: int) -> TurnRule:
 
 async def demo_offered(room_id: int) -> bool:
     """Whether a keeper joining now is offered the sample adventure (`demo`): the
-    offline Keeper plays and the room is completely empty."""
-    return await offline_keeper_plays(room_id) and await database_sync_to_async(room_is_empty)(room_id)
+    offline Keeper plays and the room is completely empty, or the keepers chose the
+    sample adventure as the room's model and no module has begun."""
+    return await database_sync_to_async(_demo_offered)(room_id)
+
+
+def _demo_offered(room_id: int) -> bool:
+    config = llm_config.resolve(room_id)
+    if config.usable:
+        return False
+    if config.chat_model == SAMPLE_ADVENTURE:
+        return can_start(room_id)
+    return room_is_empty(room_id)
 
 
 async def images_configured(room_id: int) -> bool:

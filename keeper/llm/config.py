@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from keeper.llm import endpoints
-from keeper.llm.providers import CATALOG
+from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_KEEPER, OFFLINE_MODELS
 from keeper.models import ModelSetting, ProviderCredential
 
 # Whose configuration: a room's id, or None for the operator's server-wide one.
@@ -100,7 +100,7 @@ def _server() -> LlmConfig:
     provider = (override.provider if override and override.provider else settings.TRPG_LLM_PROVIDER) or ""
     entry = CATALOG.get(provider)
     if entry is None:
-        return LlmConfig(provider, "", "", "", settings.TRPG_LLM_CONTEXT_WINDOW)
+        return _offline(override.chat_model if override and override.provider == OFFLINE else "")
     same_as_environment = provider == settings.TRPG_LLM_PROVIDER
     base_url = (
         (override.base_url if override and override.provider else "")
@@ -121,11 +121,19 @@ def _server() -> LlmConfig:
     )
 
 
+def _offline(chat_model: str) -> LlmConfig:
+    """The offline Keeper as a configuration (never `usable`: no model answers)."""
+    chosen = chat_model if chat_model in OFFLINE_MODELS else OFFLINE_KEEPER
+    return LlmConfig(OFFLINE, "", "", chosen, settings.TRPG_LLM_CONTEXT_WINDOW)
+
+
 def resolve(scope: Scope) -> LlmConfig:
     """The configuration in force for a room (its own choice over the server-wide one),
     or, with None, the operator's server-wide configuration."""
     server = _server()
     own = _row(scope) if scope is not None else None
+    if own is not None and own.provider == OFFLINE:
+        return _offline(own.chat_model)
     if own is None or own.provider not in CATALOG:
         return server
     entry = CATALOG[own.provider]
@@ -162,6 +170,8 @@ def check_endpoint(scope: Scope, url: str) -> None:
 def select(scope: Scope, provider: str, chat_model: str = "", base_url: str = "") -> LlmConfig:
     """Switch a room (or, with None, the server) to `provider`, and optionally a model
     and an endpoint. Raises `EndpointRefused` for an endpoint the policy refuses."""
+    if provider == OFFLINE:
+        return _choose_offline(scope, chat_model)
     if provider not in CATALOG:
         raise ValueError(provider)
     if scope is not None and base_url:
@@ -181,6 +191,15 @@ def select(scope: Scope, provider: str, chat_model: str = "", base_url: str = ""
             setting.save(update_fields=["provider", "chat_model", "updated_at"])
             raise
     return chosen
+
+
+def _choose_offline(scope: Scope, chat_model: str) -> LlmConfig:
+    """The offline Keeper chosen on purpose (over the server's model, for a room)."""
+    setting = ModelSetting.current() if scope is None else ModelSetting.of_room(scope)
+    setting.provider, setting.base_url = OFFLINE, ""
+    setting.chat_model = chat_model if chat_model in OFFLINE_MODELS else OFFLINE_KEEPER
+    setting.save(update_fields=["provider", "chat_model", "base_url", "updated_at"])
+    return resolve(scope)
 
 
 def save_key(scope: Scope, api_key: str) -> LlmConfig:
@@ -239,6 +258,8 @@ def configure(
     an old key. Raises `EndpointRefused` (nothing saved) for an endpoint the policy
     refuses.
     """
+    if provider == OFFLINE:
+        return _choose_offline(scope, chat_model or "")
     if provider not in CATALOG:
         raise ValueError(provider)
     current = resolve(scope)
@@ -264,9 +285,9 @@ def preview_target(
     a saved key is used only when no key is given and the endpoint is the one it was
     saved for. The key is empty when there is none to use."""
     current = resolve(scope)
-    provider = provider or current.provider
+    provider = provider or (current.provider if current.provider in CATALOG else OFFLINE)
     if provider not in CATALOG:
-        return provider or "", "", ""
+        return provider, "", ""
     if base_url:
         endpoint = base_url.strip()
     else:
@@ -281,6 +302,8 @@ def fetch_models(provider: str, endpoint: str, key: str, *, operator: bool) -> l
     operator's endpoint, held only to what is never allowed)."""
     import openai
 
+    if provider == OFFLINE:
+        return list(OFFLINE_MODELS)
     if provider not in CATALOG or not endpoint or (not key and CATALOG[provider].needs_key):
         return []
     try:

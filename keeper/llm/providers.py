@@ -19,6 +19,15 @@ class Provider:
     needs_key: bool = True
 
 
+# The offline Keeper, offered beside the catalog as one more provider: it needs no
+# endpoint and no key. Its models: the phrasebook Keeper that answers any line, and the
+# same Keeper offering the sample adventure to the room's keepers until a module begins.
+OFFLINE = "offline"
+OFFLINE_KEEPER = "sample-keeper"
+SAMPLE_ADVENTURE = "sample-adventure"
+OFFLINE_MODELS = (OFFLINE_KEEPER, SAMPLE_ADVENTURE)
+
+
 CATALOG: dict[str, Provider] = {
     p.id: p
     for p in (

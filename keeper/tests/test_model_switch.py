@@ -82,6 +82,18 @@ async def test_a_keeper_switches_models_live_and_keys_stay_with_their_endpoint(
         first.script(Text("Welcome back."))
         assert await _answered(player, "again")
 
+        # The offline Keeper chosen on purpose, while a working model is configured.
+        chose = await _reply(keeper, ".model set offline sample-adventure")
+        assert "offline Keeper" in chose and "sample adventure" in chose
+        await settle(player)
+        asked_first = len(first.requests)
+        assert await _answered(player, "who answers now?")
+        assert len(first.requests) == asked_first, "the room's model is not asked"
+        await _reply(keeper, f".model set openai scripted-keeper {first.url}")
+        await settle(player)
+        first.script(Text("The model is back."))
+        assert await _answered(player, "and the model?") and len(first.requests) > asked_first
+
         assert "offline" in await _reply(keeper, ".model reset")
         await settle(player)
         asked_first = len(first.requests)

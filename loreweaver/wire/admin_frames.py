@@ -20,17 +20,13 @@ from channels.db import database_sync_to_async
 from keeper import forge, skill_catalog
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused, refusal_in
-from keeper.llm.providers import CATALOG
+from keeper.llm.providers import CATALOG, OFFLINE
 from keeper.rules.packs import BUILT_IN, catalog
 from loreweaver import frames
 from loreweaver.i18n import _, say
 from loreweaver.wire.protocol import inbound
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room
-
-# How the configuration names the offline Keeper when no provider is chosen.
-OFFLINE_PROVIDER = "offline"
-OFFLINE_MODEL = "sample-keeper"
 
 MESSAGES = {
     "forbidden": _("Only a keeper of this room may do that."),
@@ -247,15 +243,13 @@ def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
     """`admin_config`: the model of the keeper's own room (its choice, or the server's
     when it made none; `override_active` says which)."""
     current = llm_config.resolve(admin.room_id)
-    # With no provider chosen, the offline Keeper is what answers: say so by name.
-    offline = current.provider not in CATALOG
     return frames.admin_reply(
         "admin_config",
-        provider=OFFLINE_PROVIDER if offline else current.provider,
-        chat_model=OFFLINE_MODEL if offline else current.chat_model,
+        provider=current.provider,
+        chat_model=current.chat_model,
         base_url=current.base_url,
         api_key_masked=current.key_masked,
-        providers=list(CATALOG),
+        providers=[*CATALOG, OFFLINE],
         saved_providers=llm_config.saved_providers(admin.room_id),
         override_active=llm_config.override_active(admin.room_id),
         imagegen=_imagegen_status(admin.room_id),
@@ -265,7 +259,7 @@ def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
 
 
 def _unknown_provider(admin: Admin, provider: str) -> dict:
-    return admin.error("unknown_provider", provider=provider, known=", ".join(CATALOG))
+    return admin.error("unknown_provider", provider=provider, known=", ".join([*CATALOG, OFFLINE]))
 
 
 def _refused(admin: Admin, refused: EndpointRefused) -> dict:
@@ -275,7 +269,7 @@ def _refused(admin: Admin, refused: EndpointRefused) -> dict:
 
 def _set_model(frame: inbound.AdminSetModel, admin: Admin) -> dict:
     """The keeper's own room's model (never another room's, nor the server's)."""
-    if frame.provider not in CATALOG:
+    if frame.provider not in CATALOG and frame.provider != OFFLINE:
         return _unknown_provider(admin, frame.provider)
     try:
         llm_config.configure(admin.room_id, frame.provider, frame.chat_model, frame.api_key, frame.base_url)
@@ -312,7 +306,7 @@ def _preview(frame: inbound.AdminListModels, admin: Admin) -> tuple[str, str, st
 async def list_models(frame: inbound.AdminListModels, admin: Admin) -> dict:
     """`admin_models`; the endpoint is asked outside the database thread, and only
     when the endpoint policy lets this room reach it (else `admin_error`)."""
-    if frame.provider and frame.provider not in CATALOG:
+    if frame.provider and frame.provider not in CATALOG and frame.provider != OFFLINE:
         return _unknown_provider(admin, frame.provider)
     try:
         provider, endpoint, key, operator = await database_sync_to_async(_preview)(frame, admin)

@@ -1,7 +1,8 @@
 """The keeper screens list what they act on (docs/decisions.md, "The browser table"):
 the room's backups, to restore or download one without typing a file name; the
 installed packs, to turn their panels on with a click; and the model page names the
-offline Keeper when no provider is chosen. In Chromium, desktop and phone, en and zh."""
+offline Keeper when no provider is chosen, offers its models, and saves one. In
+Chromium, desktop and phone, en and zh."""
 
 from __future__ import annotations
 
@@ -89,4 +90,19 @@ def test_the_model_page_names_the_offline_keeper(seat):
     chosen = dialog.locator("select").first
     chosen.wait_for()
     assert chosen.evaluate("select => select.selectedOptions[0].textContent") == WORDS[language]["none"]
+    offered = dialog.locator("#keeper-models option")
+    offered.nth(1).wait_for(state="attached")
+    assert [offered.nth(n).get_attribute("value") for n in range(2)] == ["sample-keeper", "sample-adventure"]
     _shoot(page, "model", language)
+    chosen.select_option("deepseek")  # no key saved: its endpoint is not asked, nothing offered
+    page.wait_for_function("() => document.querySelectorAll('#keeper-models option').length === 0")
+    chosen.select_option("offline")
+    offered.nth(1).wait_for(state="attached")
+    dialog.locator("form.model input").first.fill("sample-adventure")
+    dialog.locator("form.model button[type=submit]").click()
+    dialog.locator("[data-screen=invites]").click()
+    dialog.locator("[data-screen=model]").click()
+    page.wait_for_function(
+        "() => document.querySelector('form.model input')?.value === 'sample-adventure'"
+        " && document.querySelector('form.model select').value === 'offline'"
+    )

@@ -42,6 +42,7 @@ const WORDS = {
     "no-packs": "No pack is installed on this server.", "no-backups": "No backup of this room yet.", loading: "Loading…",
     "list-failed": "The list could not be read; close and open this screen again.", download: "Download",
     "download-failed": "{name} could not be downloaded.", "no-provider": "none: the offline Keeper",
+    "model-sample-keeper": "the offline Keeper: answers every line", "model-sample-adventure": "the offline Keeper, offering the sample adventure",
     "restore-confirm": "Restore {name}? The room's story, characters and settings are replaced by the backup's.",
   },
   zh: {
@@ -85,6 +86,7 @@ const WORDS = {
     "no-packs": "本服务器没有安装内容包。", "no-backups": "本房间还没有备份。", loading: "加载中…",
     "list-failed": "无法读取列表；请关闭后重新打开此界面。", download: "下载",
     "download-failed": "{name} 下载失败。", "no-provider": "无：离线守秘人",
+    "model-sample-keeper": "离线守秘人：回应每一句", "model-sample-adventure": "离线守秘人，并提供示例冒险",
     "restore-confirm": "恢复 {name} 吗？房间的故事、角色和设置将被备份中的内容替换。",
   },
 };

@@ -68,6 +68,7 @@ export class KeeperScreens {
     switch (frame.type) {
       case "admin_keys": if (this.current === "invites") this.invites(frame); return true;
       case "admin_config": if (this.current === "model") this.model(frame); return true;
+      case "admin_models": if (this.current === "model") this.offerModels(frame); return true;
       case "admin_skills": if (this.current === "skills") this.skills(frame); return true;
       case "admin_rules": if (this.current === "rules") this.rules(frame); return true;
       case "admin_room_op":
@@ -122,11 +123,12 @@ export class KeeperScreens {
   }
 
   model(frame) {
-    const provider = node("select", {}, ...frame.providers.map((id) => node("option", { value: id, text: id })));
-    // With no provider chosen the offline Keeper plays: it is shown as the choice made.
-    if (!frame.providers.includes(frame.provider)) provider.prepend(node("option", { value: frame.provider, text: t("no-provider") }));
+    // "offline" is a provider like the others: no endpoint, its models the offline Keeper's.
+    const provider = node("select", {}, ...frame.providers.map((id) =>
+      node("option", { value: id, text: id === "offline" ? t("no-provider") : id })));
     provider.value = frame.provider;
-    const chatModel = node("input", { value: frame.chat_model ?? "" });
+    provider.addEventListener("change", () => this.send({ type: "admin_list_models", provider: provider.value }));
+    const chatModel = node("input", { value: frame.chat_model ?? "", list: "keeper-models" });
     const baseUrl = node("input", { value: frame.base_url ?? "", type: "url" });
     const key = node("input", { type: "password", autocomplete: "new-password", placeholder: frame.api_key_masked || "" });
     const form = node("form", { class: "model", on: { submit: (event) => {
@@ -140,7 +142,15 @@ export class KeeperScreens {
     ...labelled(t("provider"), provider), ...labelled(t("chat-model"), chatModel), ...labelled(t("endpoint"), baseUrl),
     ...labelled(t("api-key"), key), node("button", { type: "submit", text: t("save") }));
     const note = frame.using_demo ? node("p", { text: t("offline-keeper") }) : "";
-    this.body.replaceChildren(form, note);
+    this.body.replaceChildren(form, note, node("datalist", { id: "keeper-models" }));
+    this.send({ type: "admin_list_models", provider: frame.provider });
+  }
+
+  // The models the chosen provider's endpoint lists, offered under the model field.
+  offerModels(frame) {
+    const list = document.getElementById("keeper-models");
+    const named = (id) => (t(`model-${id}`) === `model-${id}` ? id : t(`model-${id}`));
+    list?.replaceChildren(...frame.models.map((id) => node("option", { value: id, text: named(id) })));
   }
 
   skills(frame) {
