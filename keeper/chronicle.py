@@ -20,12 +20,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
-from keeper.models import CampaignSummary, ChronicleEntry, Story
+from keeper.models import CampaignSummary, ChronicleEntry, Story, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver import frames
+from loreweaver.i18n import _, say
 from rooms.models import Speaker, TranscriptEntry
 
 FOLD_AT, FOLD_TO = 0.6, 0.4
@@ -55,7 +58,7 @@ def roll_line(frame: dict, locale: str = "en") -> str:
     """A dice frame as a short line: who, what (a skill by its name in `locale`), the
     total and how it went (its outcome's label in `locale`: a recorded frame holds it in
     every language)."""
-    frame = frames.for_viewer(frame, locale)
+    frame = frames.for_viewer({**frame, "type": "dice"}, locale)  # hooks' copies drop the type
     skill = frame.get("skill")
     if skill:
         what = catalog().skill_label(str(skill), locale, str(frame.get("expr") or ""))
@@ -78,17 +81,33 @@ class Turn:
     rolls: list[dict] | None = None
     npc_lines: list[str] | None = None
     keeper_facts: list[str] | None = None
+    hidden_rolls: list[dict] | None = None  # written with the keeper's facts, in the room's language
+
+
+def _language(cursor: CursorWrapper, table: str, room_id: int) -> str:
+    cursor.execute(f"SELECT language FROM {table} WHERE room_id = %s", [room_id])
+    return (cursor.fetchone() or [""])[0] or settings.TRPG_LOCALE
+
+
+def room_language(room_id: int) -> str:
+    """The language the room's chronicle is written in: the keepers' choice
+    (`.language`), else the server's."""
+    with connection.cursor() as cursor:
+        return _language(cursor, TableSettings._meta.db_table, room_id)
 
 
 def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
     the turn left them (`last_line_id`: the turn's last transcript line, when the
-    caller knows it)."""
+    caller knows it). Rolls and the clock are written in the room's language."""
     # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
-    story, lines, entries = (model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry))
+    story, lines, entries, table = (
+        model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
+    )
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT scene_name, clock_minutes FROM {story} WHERE room_id = %s", [room_id])
         scene, minutes = cursor.fetchone() or ("", None)
+        locale = _language(cursor, table, room_id)
         if last_line_id is None:
             cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
             last_line_id = cursor.fetchone()[0]
@@ -102,11 +121,19 @@ def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None
                 turn.actor[:64],
                 turn.line[:2000],
                 turn.outcome[:OUTCOME_CHARS],
-                json.dumps([roll_line(frame) for frame in turn.rolls or []], ensure_ascii=False),
+                json.dumps([roll_line(frame, locale) for frame in turn.rolls or []], ensure_ascii=False),
                 json.dumps([line[:600] for line in turn.npc_lines or []], ensure_ascii=False),
                 (scene or "")[:200],
-                Story(clock_minutes=minutes).clock_text() if minutes is not None else "",
-                "\n".join(turn.keeper_facts or [])[:2000],
+                Story(clock_minutes=minutes).clock_text(locale) if minutes is not None else "",
+                "\n".join(
+                    [
+                        *(turn.keeper_facts or []),
+                        *(
+                            say(locale, _("{roll} (hidden)"), roll=roll_line(f, locale))
+                            for f in turn.hidden_rolls or []
+                        ),
+                    ]
+                )[:2000],
                 last_line_id,
                 connection.ops.adapt_datetimefield_value(timezone.now()),
             ],

@@ -93,14 +93,15 @@ def _import(text: str, module_id: str, caller: Caller) -> CommandReply:
 
 
 def _installed(document: forge.ModuleDocument, caller: Caller) -> CommandReply:
+    """Install the module and say what it brought, naming the NPCs whose secrets were
+    found (kept for keepers: the keeper can check nothing meant for them reads aloud)."""
     modules.install(caller.room_id, document)
-    return CommandReply(
-        caller.say(
-            _(
-                "Module {t} imported; NPCs added: {n}. "
-                "Players see its intro (.module); its truth is for keepers."
-            ),
-            t=document.title,
-            n=len(document.npcs),
-        )
+    text = caller.say(
+        _("Module {t} imported; NPCs added: {n}. Players see its intro (.module); its truth is for keepers."),
+        t=document.title,
+        n=len(document.npcs),
     )
+    keeping = [npc.name for npc in document.npcs if npc.secret or modules.split_secret(npc.persona)[1]]
+    if keeping:
+        text += " " + caller.say(_("Secrets kept for keepers only: {names}."), names=", ".join(keeping))
+    return CommandReply(text)

@@ -45,7 +45,9 @@ TRUTH_HEADINGS = {
 }
 NPC_HEADINGS = {"npcs", "npc", "characters", "cast", "人物", "角色", "非玩家角色"}
 SCENE_HEADINGS = {"scene", "opening scene", "start", "场景", "开场场景"}
-_SECRET_LINE = re.compile(r"^\s*(?:secret|秘密)\s*[:：]\s*(?P<text>.+)$", re.I)
+# A secret marked inside a line (`- Mara: the innkeeper. Secret: she hides Silas`,
+# `**Secret:**`, a bracketed `秘密` in Chinese): all after the marker is the keeper's.
+_INLINE_SECRET = re.compile(r"(?:^|(?<=[\s.;,(，。；（]))\**(?:secret|秘密)\**\s*[:：]\**\s*", re.I)
 _LIST_NPC = re.compile(r"^\s*[-*]\s*(?:\*\*)?(?P<name>[^:*：]+?)(?:\*\*)?\s*[:：]\s*(?P<persona>.*)$")
 
 
@@ -191,23 +193,35 @@ def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
     return title, [(h, "\n".join(body).strip()) for h, body in sections]
 
 
+def split_secret(text: str) -> tuple[str, str]:
+    """(what players may hear, the keeper's secret) of a persona that marks a secret
+    inside it; ("text", "") when it marks none."""
+    marker = _INLINE_SECRET.search(text)
+    if marker is None:
+        return text.strip(), ""
+    secret = text[marker.end() :].strip()
+    if text[: marker.start()].rstrip().endswith(("(", "（")):  # "(secret: …)": drop the brackets
+        secret = secret.rstrip(")）").strip()
+    return text[: marker.start()].rstrip(" (（;,；，").strip(), secret
+
+
 def _npcs(body: str) -> list[dict]:
     """NPCs under an NPC heading: `### Name` blocks, or `- Name: persona` items; a line
-    `Secret: ...` is the NPC's secret."""
+    `Secret: ...`, or a `Secret:` inside a line, is the NPC's secret."""
     found: list[dict] = []
     for line in body.splitlines():
         block = re.match(r"^#{3,}\s+(?P<name>.+?)\s*#*\s*$", line)
         item = _LIST_NPC.match(line)
-        secret = _SECRET_LINE.match(line)
         if block or item:
             name = (block or item).group("name").strip()[:64]
-            found.append(
-                {"name": name, "persona": item.group("persona").strip() if item else "", "secret": ""}
-            )
-        elif secret and found:
-            found[-1]["secret"] = (found[-1]["secret"] + " " + secret.group("text").strip()).strip()[:2000]
-        elif line.strip() and found:
-            found[-1]["persona"] = (found[-1]["persona"] + " " + line.strip()).strip()[:2000]
+            found.append({"name": name, "persona": "", "secret": ""})
+            line = item.group("persona") if item else ""
+        if not found or not line.strip():
+            continue
+        heard, secret = split_secret(line)
+        npc = found[-1]
+        npc["persona"] = (npc["persona"] + " " + heard).strip()[:2000]
+        npc["secret"] = (npc["secret"] + " " + secret).strip()[:2000]
     return found
 
 
@@ -224,8 +238,11 @@ def install(room_id: int, document: ModuleDocument) -> None:
             story.scene_name = document.scene
         story.save()
         for npc in document.npcs:
+            # A model's draft may leave a secret marked inside the persona, as a text can.
+            persona, marked = split_secret(npc.persona)
+            secret = " ".join(part for part in (npc.secret, marked) if part)
             Npc.objects.update_or_create(
-                room_id=room_id, name=npc.name, defaults={"persona": npc.persona, "secret": npc.secret}
+                room_id=room_id, name=npc.name, defaults={"persona": persona, "secret": secret}
             )
         variables.declare(room_id, document.variables, source=f"module:{document.id}")
         for visibility in (LoreEntry.Visibility.EVERYONE, LoreEntry.Visibility.KEEPERS):

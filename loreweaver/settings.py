@@ -302,7 +302,8 @@ TRPG_PACKS_BUNDLED = env_bool("TRPG_PACKS__BUNDLED", True)
 TRPG_HOOKS_MEMORY_MB = env_int("TRPG_HOOKS__MEMORY_MB", 64, minimum=4)
 TRPG_HOOKS_TIME_LIMIT = env_float("TRPG_HOOKS__TIME_LIMIT", 0.5, minimum=0.01)
 TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
-# host:port the Iroh endpoint binds; empty means every interface on a free port.
+# host:port the Iroh endpoint binds; empty: every interface on UDP 4433, or a free port
+# when that one is taken (loreweaver/wire/iroh_carrier.py, DEFAULT_BIND).
 TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
 # host:port of the Iroh sidecar's health and metrics port (`iroh_serve`); empty: none.
 TRPG_IROH_HEALTH_BIND = env_str("TRPG_IROH__HEALTH_BIND")

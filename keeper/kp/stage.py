@@ -76,11 +76,18 @@ class TurnSeen:
     rolls: list[dict] = field(default_factory=list)
     npc_lines: list[str] = field(default_factory=list)
     keeper_facts: list[str] = field(default_factory=list)
+    hidden_rolls: list[dict] = field(default_factory=list)
 
     def chronicled(self) -> chronicle.Turn:
         """The turn as its chronicle entry keeps it."""
         return chronicle.Turn(
-            self.actor, self.line, "\n\n".join(self.reply), self.rolls, self.npc_lines, self.keeper_facts
+            self.actor,
+            self.line,
+            "\n\n".join(self.reply),
+            self.rolls,
+            self.npc_lines,
+            self.keeper_facts,
+            self.hidden_rolls,
         )
 
     def events(self) -> list[tuple[str, dict]]:

@@ -188,3 +188,29 @@ async def test_with_a_model_the_module_is_drafted_after_a_first_reply(ai_server,
     asked = llm.chat_requests()[-1]["messages"]
     assert "Fishermen of Kessel" in asked[-1]["content"]
     assert "A bell rings under the sea." in shown["text"] and "lighthouse keeper rings" not in shown["text"]
+
+
+INLINE_SECRETS = """# Fog at Kessel
+
+The fog never lifts.
+
+## NPCs
+- Mara Holt: the innkeeper, talks too much. Secret: she hides Silas in the cellar.
+- **Old Ben**: a fisherman (秘密：他看见了那艘船)
+- Tom Reed: the ferryman; **Secret:** he is Silas's brother
+- Ada Finch: a secretary at the harbour office
+"""
+
+
+@pytest.mark.django_db
+def test_a_secret_inside_an_npc_line_is_the_keepers_and_the_reply_names_whose(modules_folder, keeper, player):
+    (modules_folder / "fog.md").write_text(INLINE_SECRETS, encoding="utf-8")
+    reply = dispatch(".module fog", keeper).text
+    assert "Secrets kept for keepers only: Mara Holt, Old Ben, Tom Reed." in reply
+    cast = {npc.name: (npc.persona, npc.secret) for npc in Npc.objects.filter(room_id=keeper.room_id)}
+    assert cast["Mara Holt"] == ("the innkeeper, talks too much.", "she hides Silas in the cellar.")
+    assert cast["Old Ben"] == ("a fisherman", "他看见了那艘船")
+    assert cast["Tom Reed"] == ("the ferryman", "he is Silas's brother")
+    assert cast["Ada Finch"] == ("a secretary at the harbour office", "")
+    shown = dispatch(".npc show Mara Holt", player).text + dispatch(".npc list", player).text
+    assert "cellar" not in shown and "船" not in shown and "brother" not in shown

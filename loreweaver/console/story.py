@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
@@ -54,7 +55,8 @@ def story_as_seen(room: Room, limit: int) -> list[StoryLine]:
 
 def _event_html(frame: dict) -> SafeString:
     if frame.get("type") == "dice":
-        frame = frames.for_viewer(frame, "en")  # a recorded outcome holds its label in every language
+        # A recorded outcome holds its label in every language: the console's is the reader's.
+        frame = frames.for_viewer(frame, "zh" if translation.get_language().startswith("zh") else "en")
         outcome = (frame.get("outcome") or {}).get("label")
         return format_html(
             "<li class='dice'>🎲 {} rolls {}: {} → <b>{}</b>{}</li>",

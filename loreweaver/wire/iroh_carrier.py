@@ -5,8 +5,10 @@ newline-delimited compact JSON; every further bidirectional stream is one media
 transfer. Framing only: control lines go to the shared `SessionCore`, media headers
 to `loreweaver.wire.media_channel`.
 
-The endpoint's secret key is kept in the data dir, so the ticket (which names the
-endpoint) stays the same across restarts.
+The endpoint's secret key is kept in the data dir and the endpoint binds a fixed UDP
+port by default (`DEFAULT_BIND`), so the ticket (the endpoint's id and its addresses)
+stays the same across restarts: an invitation sent yesterday still reaches it on a LAN
+without relays.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ READ_CHUNK = 64 * 1024
 FLUSH_TIMEOUT = 3.0
 SECRET_FILE = "iroh-secret.key"
 TICKET_FILE = "iroh-ticket.txt"
+# Where the endpoint listens when no `TRPG_IROH__BIND` is set (compose publishes it). A
+# port someone else holds is left to them: the endpoint takes a free one and says so.
+DEFAULT_BIND = "0.0.0.0:4433"
 
 
 def load_secret(data_dir: Path) -> bytes:
@@ -273,9 +278,19 @@ class IrohCarrier:
         )
         if not self.relay:
             options.relay_mode = RelayMode.disabled()
-        if self.bind:
-            options.bind_addr = self.bind
-        self.endpoint = await Endpoint.bind(options)
+        options.bind_addr = self.bind or DEFAULT_BIND
+        try:
+            self.endpoint = await Endpoint.bind(options)
+        except IrohError as exc:
+            if self.bind or "in use" not in exc.message():
+                raise  # an address the operator chose is theirs to free
+            log.warning(
+                "UDP %s is in use: the Iroh endpoint takes a free port, so its ticket changes "
+                "on every start; set TRPG_IROH__BIND to a free host:port to keep it",
+                DEFAULT_BIND,
+            )
+            options.bind_addr = DEFAULT_BIND.rpartition(":")[0] + ":0"
+            self.endpoint = await Endpoint.bind(options)
         self_update.plan.iroh_bound(self.endpoint.bound_sockets()[0])
         self.ticket = str(EndpointTicket.from_addr(self.endpoint.addr()))
         path = self.data_dir / TICKET_FILE

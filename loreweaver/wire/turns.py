@@ -119,12 +119,14 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
         if rolls:  # a typed roll is a turn the hooks hear of
             played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
         if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
-            hidden = [
-                chronicle.roll_line(e.frame) + " (hidden)" for e in events if e.audience != Audience.EVERYONE
-            ]
-            said = "" if reply.private else reply.text
+            hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
+            # The chronicle is in the room's language: a reply in another one is left to
+            # the roll lines, which the chronicle writes in the room's words.
+            foreign = bool(rolls) and caller.locale != chronicle.room_language(context.room_id)
+            said = "" if reply.private or foreign else reply.text
             chronicle.record(
-                context.room_id, chronicle.Turn(member.name, reply.echo or text, said, rolls, [], hidden)
+                context.room_id,
+                chronicle.Turn(member.name, reply.echo or text, said, rolls, [], hidden_rolls=hidden),
             )
         if reply.follow_up is None and not reply.media:
             played.snapshot = hub.take_snapshot(context.room_id)
@@ -143,10 +145,10 @@ def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = Fal
             played.round_opened_after, played.round_actors = _round(context.room_id)
             played.round_seconds = rule.round_seconds
             played.snapshot = hub.take_snapshot(context.room_id)
-    else:  # a human keeper narrates: the line is the turn
-        narrated = text if played.entry.speaker == Speaker.KEEPER else ""
+    else:  # a human keeper narrates: the line is the turn (a keeper's line is told once)
+        said = chronicle.Turn(member.name, "", text) if played.entry.speaker == Speaker.KEEPER else None
         chronicle.record(
-            context.room_id, chronicle.Turn(member.name, text, narrated), last_line_id=played.entry.id
+            context.room_id, said or chronicle.Turn(member.name, text), last_line_id=played.entry.id
         )
         played.snapshot = hub.take_snapshot(context.room_id)
     return played
@@ -344,7 +346,7 @@ class RoomSink:
         self.seen.rolls += _public_rolls(recorded)
         for event in recorded:
             if event.audience != Audience.EVERYONE:
-                self.seen.keeper_facts.append(chronicle.roll_line(event.frame) + " (hidden)")
+                self.seen.hidden_rolls.append(event.frame)
             elif event.frame.get("speaker") == Speaker.NPC:
                 self.seen.npc_lines.append(f"{event.frame.get('name', '')}: {event.frame.get('text', '')}")
         for event in recorded:

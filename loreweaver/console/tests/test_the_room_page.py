@@ -61,3 +61,10 @@ def test_the_actions_are_buttons_for_this_room(page, admin_client):
         {"action": "reset_story", "_selected_action": [room.pk], "_continue": "1"},
     ).content.decode()
     assert "Are you sure you want to reset the story?" in asked and "nobody is online" in asked
+
+
+def test_an_outcome_reads_in_the_consoles_language(page, admin_client):
+    room, _html = page
+    url = reverse("admin:rooms_room_change", args=[room.pk])
+    chinese = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "Tess rolls 1d100: 40 → <b>40</b> (成功)" in chinese
