@@ -5,6 +5,7 @@ UDP 4433 by default, and gives way (with a warning) when that port is taken
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 
@@ -62,10 +63,8 @@ async def test_the_endpoint_binds_udp_4433_by_default(tmp_path):
 async def test_a_taken_default_port_gives_way_with_a_warning(tmp_path, caplog):
     holder = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        try:
+        with contextlib.suppress(OSError):  # someone else holds it: taken all the same
             holder.bind(("0.0.0.0", 4433))
-        except OSError:
-            pass  # someone else holds it: taken all the same
         with caplog.at_level(logging.WARNING, logger=iroh_carrier.__name__):
             port = await _bound_port(_default_carrier(tmp_path))
     finally:
