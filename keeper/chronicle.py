@@ -58,7 +58,7 @@ def roll_line(frame: dict, locale: str = "en") -> str:
     """A dice frame as a short line: who, what (a skill by its name in `locale`), the
     total and how it went (its outcome's label in `locale`: a recorded frame holds it in
     every language)."""
-    frame = frames.for_viewer({**frame, "type": "dice"}, locale)  # hooks' copies drop the type
+    frame = frames.dice_for_viewer(frame, locale)
     skill = frame.get("skill")
     if skill:
         what = catalog().skill_label(str(skill), locale, str(frame.get("expr") or ""))

@@ -183,6 +183,12 @@ def for_viewer(frame: dict, locale: str) -> dict:
     """`frame` as one viewer receives it: every dice label in the viewer's language."""
     if frame.get("type") != "dice":
         return frame
+    return dice_for_viewer(frame, locale)
+
+
+def dice_for_viewer(frame: dict, locale: str) -> dict:
+    """A dice frame's labels in `locale`, whether or not the frame still names its type
+    (the copies hooks keep drop it)."""
     frame = dict(frame)
     if "outcome" in frame:
         frame["outcome"] = {**frame["outcome"], "label": _pick(frame["outcome"]["label"], locale)}

@@ -51,6 +51,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(item.path.relative_to(root).as_posix(), len(rank)))
 
 
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Each test starts in the server's default language: a request through the
+    console's LocaleMiddleware leaves the language it chose active in the test's thread."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def room() -> str:
     """A room name no other test uses."""
