@@ -183,9 +183,20 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss", "unix"))
 REDIS_PREFIX = env_str("TRPG_REDIS_PREFIX", "lw")
 
+# Room broadcasts go over the channel layer (loreweaver/wire/bus.py): each process
+# joins a room's group once and fans out to its own sessions, so the consumers listen
+# to no channel of their own. Any Django code can `group_send` to `room.<id>`.
 if REDIS_URL:
-    # Room broadcasts go over Redis pub/sub (loreweaver/wire/bus.py), not a channel
-    # layer: the consumers listen to no channel of their own.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "loreweaver.wire.layer.RoomPubSubLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{REDIS_PREFIX}:"},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "loreweaver.wire.layer.RoomMemoryLayer"}}
+
+if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

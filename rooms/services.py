@@ -488,3 +488,24 @@ def set_sidequest_genre(room: Room, genre: str) -> None:
         raise Refusal(_("The SideQuest client has no look for the genre {genre}."), genre=genre)
     room.sidequest_genre = genre
     room.save(update_fields=["sidequest_genre"])
+
+
+NOTICE_MAX = 4000
+
+
+def room_notice(room: Room, text: str) -> int:
+    """Show `text` to every member of `room` now, as a system line (not kept in the
+    transcript); how many server processes it reached. The channel layer's contract
+    (docs/architecture.md): any Django code can do the same with `group_send`."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    text = text.strip()[:NOTICE_MAX]
+    if not text:
+        raise Refusal(_("A notice needs some text."))
+    message = {"type": "room.notice", "text": text}
+    try:
+        reached = async_to_sync(get_channel_layer().group_send)(f"room.{room.id}", message)
+    except NotImplementedError:  # a layer that cannot count
+        reached = None
+    return reached if isinstance(reached, int) else 0

@@ -1,7 +1,8 @@
 """RoomHub: delivery to the members of a room, across every server process.
 
 Each process that has connections in a room has joined the room on the bus
-(`bus.py`: in-process when embedded, Redis pub/sub when hosted) once, for all its
+(`bus.py`: the channel layer, in-memory when embedded, channels-redis's pub/sub layer
+when hosted) once, for all its
 sessions there (`LocalHub`), and hands what arrives to them. A broadcast is one
 message on the bus, not one per member; what each connection finally writes is
 decided by its own session (`SessionCore`), so per-viewer frames (state, keeper-only
@@ -27,6 +28,8 @@ Messages on the bus:
 - `room.key`: an access key of the room changed or was deleted; the sessions that
   joined with it re-read it (revocation, renames, role changes).
 - `room.disconnect`: the operator disconnects a member's sessions.
+- `room.notice`: a line of `text` for every member, as a `system` frame: what any Django
+  code may send (`rooms.services.room_notice`, `manage.py notice`).
 - `room.resync`: the bus came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
 - `room.turn_free`: a turn of the room ended (on a bus that spans processes): the
@@ -56,10 +59,11 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 
 from keeper.state import RoomRead, current_room
-from loreweaver import failpoints
+from loreweaver import failpoints, frames
 from loreweaver.wire import bus, coordination
 from packs import services as pack_services
 from rooms.models import Audience
+from rooms.services import NOTICE_MAX
 
 log = logging.getLogger(__name__)
 
@@ -102,17 +106,17 @@ async def publish(
 ) -> None:
     """Send `frame` to the room: to everyone, or to keepers plus `member_id` (or add it
     to the batch `into`)."""
-    await _send(
-        room_id,
-        {
-            "type": "room.frame",
-            "frame": frame,
-            "audience": audience,
-            "member_id": member_id,
-            "row": list(row) if row else None,
-        },
-        into,
-    )
+    await _send(room_id, _frame_message(frame, audience, member_id, row), into)
+
+
+def _frame_message(frame: dict, audience: str, member_id: str, row: tuple[str, int] | None) -> dict:
+    return {
+        "type": "room.frame",
+        "frame": frame,
+        "audience": audience,
+        "member_id": member_id,
+        "row": list(row) if row else None,
+    }
 
 
 async def publish_panel_event(room_id: int, frame: dict, *, into: Batch | None = None) -> None:
@@ -291,6 +295,9 @@ class LocalHub:
         if message.get("type") == "room.turn_free":
             coordination.shared().turn_freed(room_id)
             return
+        if message.get("type") == "room.notice":  # from any Django code (bus.py)
+            text = str(message.get("text", ""))[:NOTICE_MAX]
+            message = _frame_message(frames.system(text), Audience.EVERYONE, "", None)
         for one in message["messages"] if message.get("type") == "room.batch" else [message]:
             for listener in list(end.listeners):
                 listener.room_message(one)

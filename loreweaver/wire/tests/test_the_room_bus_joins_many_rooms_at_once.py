@@ -1,18 +1,20 @@
-"""The Redis room bus of a process that has just started joins many rooms at once
-(a burst of first joins at a cold start): every subscription is confirmed, and every
-room's messages arrive. Subscribing on a fresh connection from several rooms at the
-same moment used to open a connection per room, of which only the last was read: the
-other rooms' joins waited out the timeout, or were cut off (docs/operations.md,
-"Faults")."""
+"""The Redis room bus (channels-redis's pub/sub layer) of a process that has just
+started joins many rooms at once (a burst of first joins at a cold start): every
+subscription is confirmed, and every room's messages arrive. Subscribing on a fresh
+connection from several rooms at the same moment used to open a connection per room,
+of which only the last was read: the other rooms' joins waited out the timeout, or
+were cut off (docs/operations.md, "Faults")."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from channels.layers import get_channel_layer
 
 from loreweaver.testing.servers import hosted_profile
-from loreweaver.wire.bus import SUBSCRIBE_TIMEOUT, RedisBus
+from loreweaver.wire.bus import LayerBus
+from loreweaver.wire.layer import SUBSCRIBE_TIMEOUT
 
 pytestmark = pytest.mark.skipif(not hosted_profile(), reason="the Redis bus is the hosted profile's")
 
@@ -28,7 +30,7 @@ async def test_a_fresh_bus_joins_ten_rooms_at_once_and_hears_each():
         if all(heard.values()):
             every_room_heard.set()
 
-    bus = RedisBus(deliver, on_lost=lambda: None)
+    bus = LayerBus(get_channel_layer(), deliver, on_lost=lambda: None)
     try:
         async with asyncio.timeout(SUBSCRIBE_TIMEOUT / 2):
             await asyncio.gather(*(bus.join(room) for room in ROOMS))

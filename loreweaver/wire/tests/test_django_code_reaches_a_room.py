@@ -1,0 +1,54 @@
+"""Any Django code reaches a room through the channel layer: `group_send("room.<id>",
+{"type": "room.notice", "text": ...})` shows the text to every member as a system line
+(docs/architecture.md, "The room bus"). `manage.py notice` is such code, run in a
+process of its own."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from loreweaver.testing.clients import WsClient, settle
+from loreweaver.testing.servers import start_serve
+
+
+@pytest.fixture(scope="module")
+def hosted_server(hosted_env):
+    process = start_serve(hosted_env, "--no-iroh")
+    yield process
+    process.stop()
+
+
+async def test_a_notice_from_a_management_command_reaches_every_member_of_the_room(hosted_server, room):
+    env = hosted_server.env
+    async with (
+        await WsClient.connect(hosted_server.ws_url) as keeper,
+        await WsClient.connect(hosted_server.ws_url) as player,
+    ):
+        await keeper.join(env.mint(room, "Kim", "keeper"))
+        await player.join(env.mint(room, "Pat"))
+        await settle(keeper)
+        await settle(player)
+        done = await asyncio.to_thread(
+            env.manage, "notice", "--room", room, "The", "server", "restarts", "at", "noon."
+        )
+        assert done.returncode == 0, done.stderr
+        assert "by 1 server process" in done.stdout
+        for member in (keeper, player):
+            shown = await member.expect("system", text="The server restarts at noon.")
+            assert shown["level"] == "info"
+
+
+async def test_a_notice_to_a_room_nobody_is_in_says_nobody_saw_it(hosted_server, room):
+    env = hosted_server.env
+    assert env.manage("mint_key", "--room", room, "--name", "Kim", "--role", "keeper").returncode == 0
+    done = await asyncio.to_thread(env.manage, "notice", "--room", room, "Anyone?")
+    assert done.returncode == 0, done.stderr
+    assert "nobody saw it" in done.stdout
+
+
+async def test_a_notice_to_a_room_that_does_not_exist_is_refused(hosted_server):
+    done = await asyncio.to_thread(hosted_server.env.manage, "notice", "--room", "no-such-room", "Hello")
+    assert done.returncode != 0
+    assert "No room is named 'no-such-room'" in done.stderr
