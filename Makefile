@@ -41,6 +41,7 @@ serve: $(RUNTIME)
 lint: $(DEV)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # Three workers on two cores (much of a test's time is spent waiting on its servers).
 # Each module runs whole on one worker, so its server starts once; the longest modules

@@ -21,7 +21,7 @@ import django
 
 django.setup()
 
-from loreweaver.i18n import Refusal  # noqa: E402
+from base.i18n import Refusal  # noqa: E402
 from packs import lwpack  # noqa: E402
 from packs.tests.conftest import EXAMPLE  # noqa: E402
 from packs.tests.hostile_corpus import HOSTILE  # noqa: E402

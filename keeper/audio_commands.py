@@ -15,9 +15,9 @@ import secrets
 import shlex
 import time
 
+from base import frames
+from base.i18n import _
 from keeper.commands import Caller, CommandReply, command
-from loreweaver import frames
-from loreweaver.i18n import _
 from media_store.models import AudioLayer, MediaItem, MediaKind
 
 _OPTION_VALUE = {"--volume", "--fade"}

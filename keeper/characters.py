@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from base.i18n import Refusal, _
 from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, catalog
-from loreweaver.i18n import Refusal, _
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
 

@@ -25,10 +25,10 @@ from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
+from base import frames
+from base.i18n import _, say
 from keeper.models import CampaignSummary, ChronicleEntry, Story, TableSettings
 from keeper.rules.packs import catalog
-from loreweaver import frames
-from loreweaver.i18n import _, say
 from rooms.models import Speaker, TranscriptEntry
 
 FOLD_AT, FOLD_TO = 0.6, 0.4

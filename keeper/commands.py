@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from base import frames
+from base.i18n import _, say
 from keeper.dice import DiceError, roll_expression
-from loreweaver import frames
-from loreweaver.i18n import _, say
 
 PREFIXES = (".", "。", "/")
 MAX_ARGUMENT_CHARS = 4000

@@ -9,13 +9,13 @@ import datetime
 import hashlib
 import re
 
+from base.i18n import _
 from keeper import game
 from keeper.commands import Caller, CommandReply, command, help_text, keeper_refusal
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules import dnd5e
 from keeper.rules.packs import Pack
-from loreweaver.i18n import _
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
 _BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)

@@ -1,6 +1,6 @@
 """A rules outcome as a dice frame carries it: with its label in both languages
 (`{"en": ..., "zh": ...}`), so a frame recorded once can be shown to every viewer in
-their own (`loreweaver.frames.for_viewer`)."""
+their own (`base.frames.for_viewer`)."""
 
 from __future__ import annotations
 

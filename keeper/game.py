@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from base import frames
+from base.i18n import Refusal, _
 from keeper import characters
 from keeper.commands import DiceEvent
 from keeper.dice import RollResult, roll_expression
@@ -26,8 +28,6 @@ from keeper.models import Character, InitiativeEntry, TableSettings
 from keeper.rules import coc7, dnd5e
 from keeper.rules.outcome import Outcome
 from keeper.rules.packs import Pack, catalog
-from loreweaver import frames
-from loreweaver.i18n import Refusal, _
 
 # The highest skill or characteristic value a check accepts.
 MAX_VALUE = 1000

@@ -3,12 +3,12 @@ drawing becomes the room's media and the character's portrait."""
 
 from __future__ import annotations
 
+from base.i18n import Refusal, _
 from keeper import characters
 from keeper.commands import Caller, CommandReply, FollowUp, command
 from keeper.llm import config as llm_config
 from keeper.llm import images
 from keeper.sheet_commands import no_character
-from loreweaver.i18n import Refusal, _
 from media_store.services import MediaError, Uploader
 
 NOT_CONFIGURED = _(

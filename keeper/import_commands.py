@@ -21,11 +21,11 @@ import re
 
 from django.db import transaction
 
+from base.i18n import Refusal, _
 from keeper import characters, lore, variables
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.models import LoreEntry, TableSettings
 from keeper.rules.packs import catalog
-from loreweaver.i18n import Refusal, _
 from media_store.models import MediaItem, MediaKind
 from media_store.services import read_pieces
 from packs import cards

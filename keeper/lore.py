@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from base.i18n import Refusal, _
 from keeper import chronicle, lore_search
 from keeper.models import LoreEntry
-from loreweaver.i18n import Refusal, _
 
 MAX_ENTRIES = 500  # per room
 PROMPT_BUDGET = 6000  # characters of lore in one brief

@@ -12,10 +12,10 @@
 
 from __future__ import annotations
 
+from base.i18n import _
 from keeper import chronicle, lore
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.models import LoreEntry, Story
-from loreweaver.i18n import _
 
 RECAP_TURNS = 8
 CHRONICLE_TURNS = 10

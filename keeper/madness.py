@@ -3,10 +3,10 @@ summary) tables, rolled on 1d10 (docs/rules.md, "The command dialect"). Texts ar
 
 from __future__ import annotations
 
+from base import frames
+from base.i18n import _
 from keeper.commands import Caller, CommandReply, DiceEvent, command
 from keeper.dice.roller import roller
-from loreweaver import frames
-from loreweaver.i18n import _
 
 TEMPORARY = [
     _("Amnesia: no memory of anything since the last safe place, for 1d10 rounds."),

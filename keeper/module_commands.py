@@ -3,11 +3,11 @@ modules folder, or imports pasted text (see `keeper.modules`)."""
 
 from __future__ import annotations
 
+from base.i18n import _
 from keeper import forge, modules
 from keeper.commands import Caller, CommandReply, FollowUp, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.models import Story
-from loreweaver.i18n import _
 
 
 @command(

@@ -22,10 +22,10 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import ValidationError
 
+from base.i18n import Refusal, _
 from keeper import lore, variables
 from keeper.forge import ModuleDocument
 from keeper.models import LoreEntry, Npc, Story
-from loreweaver.i18n import Refusal, _
 
 SUFFIXES = (".md", ".markdown", ".txt", ".yaml", ".yml")
 MAX_FILE_BYTES = 256 * 1024

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from base.i18n import Refusal, _
 from keeper import variables
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
-from loreweaver.i18n import Refusal, _
 from packs import services
 
 

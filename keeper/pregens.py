@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from base.i18n import _
 from keeper.commands import Caller, CommandReply, command
 from keeper.models import Character
-from loreweaver.i18n import _
 
 
 @command(

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
+from base.i18n import _
 from keeper import characters, chronicle
 from keeper.commands import Caller, CommandReply, command
 from keeper.kp.tools import find_character
 from keeper.models import Story
-from loreweaver.i18n import _
 
 SCENE_CHARS = 200  # Story.scene_name's length
 # ASCII digits only: `str.isdigit` also accepts "²" or "٣", which `int` refuses or reads

@@ -9,12 +9,12 @@ from dataclasses import asdict
 
 from django.core.cache import cache
 
+from base.i18n import _
 from keeper import characters, game
 from keeper.commands import Caller, CommandReply, command
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules.packs import catalog
-from loreweaver.i18n import _
 
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
 

@@ -22,10 +22,10 @@ from typing import Any
 
 from django.db import connection
 
+from base import frames
 from keeper import characters, variables
 from keeper.models import Character, InitiativeEntry, Story
 from keeper.rules.packs import catalog
-from loreweaver import frames
 
 # The languages a connection may choose (`join.locale`); a snapshot carries each.
 LOCALES = ("en", "zh")

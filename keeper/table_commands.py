@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from base.i18n import _
 from keeper.commands import Caller, CommandReply, FollowUp, command, keeper_refusal
 from keeper.models import TableSettings
-from loreweaver.i18n import _
 from rooms import backups
 from rooms.models import Room
 

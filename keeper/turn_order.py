@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from base.i18n import _
 from keeper import game
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
-from loreweaver.i18n import _
 
 
 def _listing(caller: Caller) -> str:

@@ -3,9 +3,9 @@ set or add to one, expose to players or hide by id prefix (see `keeper.variables
 
 from __future__ import annotations
 
+from base.i18n import Refusal, _
 from keeper import variables
 from keeper.commands import Caller, CommandReply, command
-from loreweaver.i18n import Refusal, _
 from packs import declarations
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from django.db import transaction
 
+from base.i18n import _
 from keeper.models import ModuleVariable
-from loreweaver.i18n import _
 from packs.declarations import VariableError, check_declaration, valid_value
 
 MAX_VARIABLES = 256

@@ -8,7 +8,7 @@ Two profiles, chosen by which variables are set:
   process), MEDIA_STORAGE=s3 with the usual AWS_* variables.
 
 A bad value stops the process at start with a message naming the variable
-(see loreweaver/env.py).
+(see base/env.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from loreweaver.env import (
+from base.env import (
     env_bool,
     env_choice,
     env_dir,
@@ -267,7 +267,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
-# The server's texts: English in the code, Chinese in the catalog (loreweaver/i18n.py).
+# The server's texts: English in the code, Chinese in the catalog (base/i18n.py).
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
@@ -372,10 +372,10 @@ TRPG_LOG_FORMAT = env_choice("TRPG_LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"connection": {"()": "loreweaver.logs.ConnectionFilter"}},
+    "filters": {"connection": {"()": "base.logs.ConnectionFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-        "json": {"()": "loreweaver.logs.JsonFormatter"},
+        "json": {"()": "base.logs.JsonFormatter"},
     },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": TRPG_LOG_FORMAT, "filters": ["connection"]}

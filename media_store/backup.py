@@ -24,7 +24,7 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from loreweaver import failpoints
+from base import failpoints
 from media_store.models import AudioLayer, MediaItem, RoomMedia, storage_key
 from rooms.backups import BackupPart, Restoring, RoomCounts
 from rooms.models import Room

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loreweaver import frames
+from base import frames
 from media_store.models import AudioLayer, MediaItem
 from media_store.services import uploads_enabled
 

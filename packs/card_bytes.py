@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
 MAX_CHUNK_BYTES = 8 * 1024 * 1024  # one PNG text chunk, and what a zTXt inflates to

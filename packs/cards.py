@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from loreweaver.i18n import _
+from base.i18n import _
 from packs import card_bytes, safe_yaml
 from packs.card_bytes import MAX_CARD_BYTES, CardError
 

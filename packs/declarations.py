@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 
 MAX_DECLARED = 64  # per pack
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 from packs import cards as card_files
 from packs import declarations, safe_yaml
 from packs import panels as panel_rules

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 from packs import conditions
 
 MAX_PANELS = 16

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -21,7 +21,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from loreweaver.i18n import _, say
+from base.i18n import _, say
 from media_store.models import MediaItem, MediaKind
 from packs import hooks, lwpack
 from packs import panels as panel_rules

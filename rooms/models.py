@@ -8,7 +8,7 @@ import math
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from loreweaver import frames
+from base import frames
 
 # The genres the SideQuest web client has a look for (docs/sidequest.md, "Genres"): it
 # refuses to draw any other, so a room is shown to it under one of these.

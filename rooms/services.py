@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from loreweaver.i18n import Refusal, _
+from base.i18n import Refusal, _
 from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
 from rooms.models import (
     SIDEQUEST_GENRES,

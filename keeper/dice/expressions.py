@@ -18,8 +18,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from base.i18n import _, say
 from keeper.dice.roller import roller
-from loreweaver.i18n import _, say
 
 if TYPE_CHECKING:
     import d20

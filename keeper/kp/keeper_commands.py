@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from base.i18n import _
 from keeper import skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused
 from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENTURE
 from keeper.models import KeeperNote, Npc, Story
-from loreweaver.i18n import _
 from rooms.models import TranscriptEntry, TurnEvent
 
 

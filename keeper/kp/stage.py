@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from base import frames
 from keeper import chronicle, variables
 from keeper.kp.censor import OutputFilter
-from loreweaver import frames
 from packs import hooks, ui_blocks
 from packs import services as pack_services
 

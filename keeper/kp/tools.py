@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from base.i18n import Refusal
 from keeper import characters, game, lore, variables
 from keeper.dice import DiceError
 from keeper.kp import stage
 from keeper.models import Character, KeeperNote, LoreEntry, Story, TableSettings
 from keeper.rules.outcome import Outcome
-from loreweaver.i18n import Refusal
 
 KEEPER_NAME = "Keeper"
 # The DC a d20 check gets when the model names none.

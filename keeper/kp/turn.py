@@ -21,6 +21,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db.models import F
 
+from base import frames
+from base.i18n import _, say
 from keeper.chronicle import estimate_tokens
 from keeper.kp import memory, prompt, tools
 from keeper.kp.censor import OutputFilter
@@ -28,8 +30,6 @@ from keeper.llm import config as llm_config
 from keeper.llm import images
 from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
-from loreweaver import frames
-from loreweaver.i18n import _, say
 from media_store.services import MediaError, Uploader
 
 log = logging.getLogger(__name__)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
 
+from base import metrics
 from keeper.llm.config import LlmConfig
 from keeper.llm.endpoints import EndpointRefused, async_openai_client, refusal_in
-from loreweaver import metrics
 
 if TYPE_CHECKING:
     import openai

@@ -30,8 +30,8 @@ import httpcore2
 import httpx2
 from django.conf import settings
 
+from base.i18n import Refusal, _, say
 from keeper.llm.providers import CATALOG
-from loreweaver.i18n import Refusal, _, say
 
 if TYPE_CHECKING:
     import openai

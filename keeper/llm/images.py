@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import httpx2
 from django.conf import settings
 
+from base.i18n import Refusal, _
 from keeper.llm import endpoints
 from keeper.llm.config import ImageGenConfig
-from loreweaver.i18n import Refusal, _
 from media_store.models import MediaItem
 from media_store.services import Uploader, store_bytes
 

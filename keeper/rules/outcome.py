@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loreweaver.i18n import _, say
+from base.i18n import _, say
 
 LABELS = {
     "critical": _("Critical success"),

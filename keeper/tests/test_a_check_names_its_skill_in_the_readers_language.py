@@ -10,10 +10,10 @@ import textwrap
 
 import pytest
 
+from base import frames
 from keeper.chronicle import roll_line
 from keeper.commands import Caller, dispatch
 from keeper.rules.packs import catalog, parse_pack, readable
-from loreweaver import frames
 from rooms.services import room_get_or_create
 
 UNLABELLED = textwrap.dedent(

@@ -4,10 +4,10 @@ stored mapping (docs/decisions.md, "Campaign memory")."""
 
 from __future__ import annotations
 
+from base import frames
 from keeper.chronicle import roll_line
 from keeper.frames import outcome_wire
 from keeper.rules import coc7
-from loreweaver import frames
 
 
 def _check() -> dict:

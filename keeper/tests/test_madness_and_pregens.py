@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from base.i18n import say
 from keeper.commands import Caller, dispatch
 from keeper.madness import LONG_TERM, TEMPORARY
 from keeper.models import Character
 from keeper.state import Viewer, build_state, read_room
-from loreweaver.i18n import say
 from rooms.services import room_get_or_create
 
 pytestmark = pytest.mark.django_db

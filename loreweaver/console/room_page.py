@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from loreweaver.i18n import Refusal
+from base.i18n import Refusal
 from loreweaver.wire import coordination
 from loreweaver.wire.sidequest_table import genre_of
 from rooms import backups, services

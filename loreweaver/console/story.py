@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from loreweaver import frames
+from base import frames
 from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
 
 SPEAKERS = {"kp": "Keeper", "system": "System", "npc": "NPC", "player": "Player"}

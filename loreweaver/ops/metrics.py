@@ -1,4 +1,4 @@
-"""`/metrics`: this process's numbers (`loreweaver/metrics.py`) in the Prometheus text
+"""`/metrics`: this process's numbers (`base/metrics.py`) in the Prometheus text
 format, for a scraper on the same host (loopback) or one that presents the bearer token
 `TRPG_METRICS_TOKEN`. Each process of a hosted table serves its own."""
 
@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from loreweaver import metrics
+from base import metrics
 from loreweaver.wire import hub
 from rooms.models import BackupRun
 

@@ -9,8 +9,8 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from base.version import PROTOCOL_VERSION, VERSION
 from keeper.rules.packs import catalog
-from loreweaver.version import PROTOCOL_VERSION, VERSION
 
 
 @require_GET

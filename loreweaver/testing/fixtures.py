@@ -24,7 +24,8 @@ from loreweaver.testing.servers import (
 # in this order, then the rest in collection order: a worker that starts with one of
 # these is not left running it alone at the end. Refresh it from `--durations`.
 LONGEST_FIRST = [
-    "loreweaver/wire/tests/test_fuzzing.py",
+    "loreweaver/wire/tests/test_fuzzing_over_websocket.py",
+    "loreweaver/wire/tests/test_fuzzing_over_iroh.py",
     "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
     "loreweaver/ops/tests/test_health_and_safe_defaults.py",
     "loreweaver/console/tests/test_console_in_the_browser.py",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from loreweaver.i18n import say
+from base.i18n import say
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
@@ -42,7 +42,7 @@ def _entries(po: str) -> dict[str, tuple[str, bool]]:
 def _marked_texts() -> set[str]:
     """Every text marked with `_` in the server's code: the string given to each `_()`."""
     texts = set()
-    for package in ("loreweaver", "rooms", "media_store", "packs", "keeper"):
+    for package in ("base", "loreweaver", "rooms", "media_store", "packs", "keeper"):
         for path in (ROOT / package).rglob("*.py"):
             if {"tests", "testing", "migrations"} & set(path.relative_to(ROOT).parts):
                 continue

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from channels.db import database_sync_to_async
 
+from base import frames
+from base.i18n import _, say
 from keeper import forge, skill_catalog
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused, refusal_in
 from keeper.llm.providers import CATALOG, OFFLINE
 from keeper.rules.packs import BUILT_IN, catalog
-from loreweaver import frames
-from loreweaver.i18n import _, say
 from loreweaver.wire.protocol import inbound
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from django.conf import settings
 
-from loreweaver import failpoints
+from base import failpoints
 from loreweaver.wire.stores import TURN_LEASE_TTL, LocalStore, RedisStore, Store
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from base import frames
 from keeper.characters import set_avatar
-from loreweaver import frames
 from loreweaver.wire import admin_frames, coordination, hub, self_update, shutdown
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import notice

@@ -58,8 +58,8 @@ from typing import Protocol
 
 from channels.db import database_sync_to_async
 
+from base import failpoints, frames
 from keeper.state import RoomRead, current_room
-from loreweaver import failpoints, frames
 from loreweaver.wire import bus, coordination
 from packs import services as pack_services
 from rooms.models import Audience

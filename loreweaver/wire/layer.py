@@ -32,7 +32,7 @@ from channels.layers import InMemoryChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from django.conf import settings
 
-from loreweaver import metrics
+from base import metrics
 
 log = logging.getLogger(__name__)
 

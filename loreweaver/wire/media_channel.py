@@ -20,7 +20,7 @@ from typing import Protocol
 
 from channels.db import database_sync_to_async
 
-from loreweaver import metrics
+from base import metrics
 from loreweaver.wire import hub
 from media_store import services
 from media_store.models import MediaItem

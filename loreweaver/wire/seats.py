@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.utils import InterfaceError, OperationalError
 
-from loreweaver import frames
-from loreweaver.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
+from base import frames
+from base.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination
 from media_store.selectors import media_replay
 from rooms import selectors

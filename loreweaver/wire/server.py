@@ -23,7 +23,7 @@ from twisted.internet import defer, reactor
 from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
-from loreweaver import frames
+from base import frames
 from loreweaver.wire import hub, self_update, shutdown
 from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection

@@ -22,9 +22,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
+from base import failpoints, frames, logs, metrics
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
 from keeper.state import RoomRead, Viewer, build_state
-from loreweaver import failpoints, frames, logs, metrics
 from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats, shutdown
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import disconnect_notice, error_message, notice

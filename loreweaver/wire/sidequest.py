@@ -21,8 +21,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from pydantic import ValidationError
 
+from base.i18n import _, say
 from keeper.commands import Caller, keeper_refusal
-from loreweaver.i18n import _, say
 from loreweaver.wire import coordination
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (

@@ -9,7 +9,7 @@ import json
 
 from channels.db import database_sync_to_async
 
-from loreweaver.i18n import _
+from base.i18n import _
 from loreweaver.wire.protocol.sidequest import Creation
 from loreweaver.wire.sidequest_table import (
     CREATION_STEPS,

@@ -12,10 +12,10 @@ from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
+from base.i18n import Refusal
 from keeper import characters, lore
 from keeper.models import ChronicleEntry, LoreEntry, TableSettings
 from keeper.rules.packs import catalog
-from loreweaver.i18n import Refusal
 from media_store import services as media_services
 from rooms import services as room_services
 from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room, TranscriptEntry

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 
+from base import failpoints, frames, metrics
 from keeper import chronicle, commands
 from keeper.chronicle import is_aside
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import model_for_room, offline_keeper_plays, turn_rule
 from keeper.kp.turn import KpTurn, run_kp_turn
-from loreweaver import failpoints, frames, metrics
 from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure

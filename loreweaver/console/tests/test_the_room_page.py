@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from base import frames
 from keeper.frames import outcome_wire
 from keeper.rules import coc7
-from loreweaver import frames
 from rooms.models import Audience
 from rooms.services import key_mint, room_get_or_create, transcript_append, turn_event_record
 

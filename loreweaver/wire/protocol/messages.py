@@ -1,12 +1,12 @@
 """The wire's texts by key: error messages (by error code) and server notices.
 
 Clients branch on codes only; the texts tell a person what happened and what to do,
-in the viewer's language (the catalog: `loreweaver.i18n`).
+in the viewer's language (the catalog: `base.i18n`).
 """
 
 from __future__ import annotations
 
-from loreweaver.i18n import _, say
+from base.i18n import _, say
 
 ERRORS: dict[str, str] = {
     "bad_key": _("That access key is not valid on this server. Ask your keeper for a new one."),

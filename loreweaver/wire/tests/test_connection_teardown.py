@@ -1,7 +1,7 @@
 """Whatever stage of a connection fails, the connection gives back its slot, its
 presence and its room (docs/operations.md, "Hostile input").
 
-Each carrier gets a server started with failpoints (`loreweaver.failpoints`): each
+Each carrier gets a server started with failpoints (`base.failpoints`): each
 stage of a join and of a joined connection fails once, and every step of every
 teardown fails throughout, so the process's upkeep must take back what the teardowns
 could not. The cap is two connections: a single leaked slot would turn one of the

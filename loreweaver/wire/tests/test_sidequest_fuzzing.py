@@ -1,5 +1,5 @@
 """The SideQuest carrier under seeded hostile messages, as the loreweaver carriers are in
-test_fuzzing.py (docs/operations.md, "Hostile input"): a joined player and a joined
+fuzz_run.py (docs/operations.md, "Hostile input"): a joined player and a joined
 keeper get thousands of them, fresh connections get one before any connect (then a
 refused connect and an action) or one over the size cap. Every answer is in the
 contract's shape, the joined connections stay open and still play a roll, the server's

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from loreweaver.i18n import Refusal
+from base.i18n import Refusal
 from packs import lwpack, services
 
 

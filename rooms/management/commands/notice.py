@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from loreweaver.i18n import Refusal
+from base.i18n import Refusal
 from rooms.models import Room
 from rooms.services import room_notice
 

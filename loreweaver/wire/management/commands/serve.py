@@ -7,7 +7,7 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from loreweaver.version import PROTOCOL_VERSION, VERSION
+from base.version import PROTOCOL_VERSION, VERSION
 from loreweaver.wire import deploy, self_update
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.server import TableServer

@@ -1,6 +1,8 @@
-"""The fuzz suite: thousands of seeded hostile messages on each carrier (docs/operations.md,
-"Hostile input"). Afterwards the server's log holds no traceback, no connection was
-closed with 1011, no slot or presence is left behind, and a normal roll is answered.
+"""The fuzz suite's run, one carrier at a time (`test_fuzzing_over_*.py`, a module and
+a server per carrier so the two run side by side): thousands of seeded hostile messages
+(docs/operations.md, "Hostile input"). Afterwards the server's log holds no traceback,
+no connection was closed with 1011, no slot or presence is left behind, and a normal
+roll is answered.
 
 `TRPG_FUZZ_FRAMES` (default 10,000 per carrier) and `TRPG_FUZZ_SEED` (default 2026)
 change the budget and the cases; a failure names the seed so it can be replayed.
@@ -24,17 +26,20 @@ CAP = 4
 SYNC_EVERY = 400
 SYNC = 10**15  # above the pings' `t` among the cases
 
+
 # The whole cap may shake hands at once: the test connects it all before joining. Over
 # Iroh an empty case is a blank line, which the server skips while it waits for the
 # join, so that case ends with join_timeout: after two seconds, not the default ten.
 # The offline Keeper streams without its model-like pauses: the thousands of turns the
 # cases start would otherwise wait about half a minute in them.
-fuzz_server = dedicated_server(
-    TRPG_TUI__MAX_CONNECTIONS=str(CAP),
-    TRPG_TUI__HANDSHAKE_CONNECTIONS=str(CAP),
-    TRPG_TUI__JOIN_TIMEOUT="2",
-    TRPG_OFFLINE__STREAM_PAUSE="0",
-)
+def fuzz_server():
+    """The module-scoped fixture of a server for fuzzing."""
+    return dedicated_server(
+        TRPG_TUI__MAX_CONNECTIONS=str(CAP),
+        TRPG_TUI__HANDSHAKE_CONNECTIONS=str(CAP),
+        TRPG_TUI__JOIN_TIMEOUT="2",
+        TRPG_OFFLINE__STREAM_PAUSE="0",
+    )
 
 
 async def _send(client: Client, case: Case) -> None:
@@ -76,7 +81,8 @@ async def _arrival(
     raise AssertionError("not answered in time")
 
 
-async def test_fuzzed_messages_break_nothing(fuzz_server, room, carrier):
+async def fuzzed_messages_break_nothing(fuzz_server, room: str, carrier: str) -> None:
+    """Send the carrier's seeded cases and check that nothing broke (module docstring)."""
     seed = SEED + (carrier == "iroh")
     cases = FrameFuzzer(seed).cases(FRAMES)
     replies: list[dict] = []
