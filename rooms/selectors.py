@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from rooms.models import Room, TranscriptEntry, TurnEvent
+from rooms.models import Room, Speaker, TranscriptEntry, TurnEvent
 
 
 @dataclass
@@ -63,3 +63,23 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
         replay.add(entry.as_frame(), ("entry", entry.id))
         add_events(entry.id)
     return replay
+
+
+def open_round(room_id: int) -> tuple[int, frozenset[str]]:
+    """The open round of a structured room: the id of the Keeper's last line before
+    it (0 for none), and the members who have a line in it."""
+    last_keeper = (
+        TranscriptEntry.objects.filter(room_id=room_id, speaker=Speaker.KEEPER)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    ) or 0
+    actors = TranscriptEntry.objects.filter(room_id=room_id, id__gt=last_keeper, speaker=Speaker.PLAYER)
+    return last_keeper, frozenset(actors.values_list("member_id", flat=True))
+
+
+def round_still_open(room_id: int, opened_after: int) -> bool:
+    """Whether no Keeper line has answered the round opened after line `opened_after`."""
+    return not TranscriptEntry.objects.filter(
+        room_id=room_id, speaker=Speaker.KEEPER, id__gt=opened_after
+    ).exists()

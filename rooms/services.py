@@ -9,6 +9,7 @@ import hmac
 import re
 import tomllib
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,10 +47,13 @@ class KeyAdminError(Refusal):
 
 
 class LastKeeperError(KeyAdminError):
-    def __init__(self) -> None:
+    """Deleting or demoting would leave a room (`room`, when known) with no keeper key."""
+
+    def __init__(self, room: str = "") -> None:
         super().__init__(
             "last_keeper", _("This is the room's last keeper key; mint another keeper key first.")
         )
+        self.room = room
 
 
 def _clean_label(value: str, what: str, limit: int) -> str:
@@ -262,11 +266,26 @@ def key_update(*, access_key: AccessKey, name: str | None = None, role: str | No
 
 def key_delete(*, access_key: AccessKey) -> None:
     """Delete a key, refusing to delete the room's last keeper key."""
+    keys_delete(keys=[access_key])
+
+
+def keys_delete(*, keys: Iterable[AccessKey]) -> int:
+    """Delete these keys, all or none: none when a room would be left without a keeper
+    key (`LastKeeperError`, naming the room). The rooms' keys are locked while the rule
+    is checked, so two deletions at once cannot both pass it; how many were deleted."""
+    doomed = {key.pk for key in keys}
     with transaction.atomic():
-        list(AccessKey.objects.select_for_update().filter(room_id=access_key.room_id))
-        if access_key.is_last_keeper():
-            raise LastKeeperError()
-        AccessKey.objects.filter(pk=access_key.pk).delete()
+        room_ids = set(AccessKey.objects.filter(pk__in=doomed).values_list("room_id", flat=True))
+        locked = list(
+            AccessKey.objects.select_for_update().filter(room_id__in=room_ids).select_related("room")
+        )
+        for room_id in sorted(room_ids):
+            in_room = [key for key in locked if key.room_id == room_id]
+            if any(key.is_keeper for key in in_room if key.pk in doomed) and not any(
+                key.is_keeper for key in in_room if key.pk not in doomed
+            ):
+                raise LastKeeperError(room=in_room[0].room.name)
+        return AccessKey.objects.filter(pk__in=doomed).delete()[0]
 
 
 def member_keep_out(*, room_id: int, member_id: str, until: datetime.datetime | None) -> int:
@@ -278,11 +297,7 @@ def member_keep_out(*, room_id: int, member_id: str, until: datetime.datetime | 
 def member_keys_delete(*, room_id: int, member_id: str) -> int:
     """Delete the member's keys to the room (their sessions close as the keys go),
     refusing to delete the room's last keeper key; how many were deleted."""
-    deleted = 0
-    for access_key in AccessKey.objects.filter(room_id=room_id, member_id=member_id):
-        key_delete(access_key=access_key)
-        deleted += 1
-    return deleted
+    return keys_delete(keys=AccessKey.objects.filter(room_id=room_id, member_id=member_id))
 
 
 def room_keys_delete(*, room_id: int) -> int:

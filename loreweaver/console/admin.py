@@ -557,32 +557,22 @@ class AccessKeyAdmin(admin.ModelAdmin):
 
     def delete_model(self, request: HttpRequest, obj: AccessKey) -> None:
         services.key_delete(access_key=obj)
-
-    @staticmethod
-    def _refusal(keys: Iterable[AccessKey]) -> str:
-        """Why deleting these keys is refused ("" when it is not)."""
-        doomed = list(keys)
-        for room_id in {key.room_id for key in doomed if key.is_keeper}:
-            remaining = AccessKey.objects.filter(room_id=room_id, role=Role.KEEPER).exclude(
-                pk__in=[key.pk for key in doomed]
-            )
-            if not remaining.exists():
-                room = next(key.room for key in doomed if key.room_id == room_id)
-                return f"Nothing was deleted: room {room.name} would lose its last keeper key."
-        return ""
+        super().log_deletions(request, [obj])
 
     def log_deletions(self, request: HttpRequest, queryset: Iterable[AccessKey]) -> None:
-        # Django logs a bulk deletion before it happens: a refused one is not logged.
-        if not self._refusal(queryset):
-            super().log_deletions(request, queryset)
+        # Django logs a bulk deletion before it happens; `delete_queryset` logs it once
+        # it happened (a refused one is not logged).
+        pass
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
-        refusal = self._refusal(queryset)
-        if refusal:
-            messages.error(request, refusal)
+        doomed = list(queryset.select_related("room"))
+        try:
+            services.keys_delete(keys=doomed)
+        except services.LastKeeperError as exc:
+            messages.error(request, f"Nothing was deleted: room {exc.room} would lose its last keeper key.")
             request.deletion_refused = True
             return
-        queryset.delete()
+        super().log_deletions(request, doomed)
 
     def message_user(
         self, request: HttpRequest, message: str, level: int = messages.INFO, *args, **kwargs

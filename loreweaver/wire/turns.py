@@ -21,18 +21,18 @@ from channels.db import database_sync_to_async
 
 from base import failpoints, frames, metrics
 from keeper import chronicle, commands
-from keeper.chronicle import is_aside
 from keeper.kp import sample, stage, tools
-from keeper.kp.keepers import model_for_room, offline_keeper_plays, turn_rule
+from keeper.kp.keepers import model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
+from keeper.turns import LinePlayed, play_line, public_rolls
 from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
 from media_store.models import MediaItem
 from packs import hooks
 from packs import services as pack_services
-from rooms import services
-from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms import selectors, services
+from rooms.models import Audience, Room, Speaker
 
 log = logging.getLogger(__name__)
 
@@ -49,109 +49,16 @@ class TurnContext:
     queued_notice: Callable[[], None]
 
 
-def _store_utterance(room_id: int, member: coordination.Member, text: str, *, bot: bool) -> TranscriptEntry:
-    """A line of play. While a human keeper narrates (`.bot off`), a keeper's line is the
-    Keeper's narration; otherwise every line is a player's."""
-    narrates = member.role == "keeper" and not bot
-    return services.transcript_append(
-        room=Room(pk=room_id),
-        speaker=Speaker.KEEPER if narrates else Speaker.PLAYER,
-        name=member.name,
-        member_id=member.member_id,
-        text=text,
-    )
-
-
-def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -> list[TurnEvent]:
-    return services.turn_events_record(
-        room=Room(pk=room_id),
-        events=[
-            (event.frame, Audience.KEEPERS, member_id)
-            if event.keepers_only
-            else (event.frame, Audience.EVERYONE, "")
-            for event in reply.events
-        ],
-    )
-
-
-@dataclass
-class Played:
-    """What a turn's database work did (`play_in_database`)."""
-
-    member: coordination.Member
-    guided: bool = False  # the sample adventure's guided action: set up apart
-    reply: commands.CommandReply | None = None
-    events: list[TurnEvent] = dataclasses.field(default_factory=list)
-    entry: TranscriptEntry | None = None  # the stored line of play
-    keeper_locale: str = ""  # the room's language, when the Keeper answers the line
-    hook_scripts: list[hooks.Script] = dataclasses.field(default_factory=list)
-    # A structured round: the members whose lines are in it so far (the Keeper waits
-    # for the other connected players), and the room's round time.
-    round_actors: frozenset[str] | None = None
-    round_seconds: int = 0
-    round_opened_after: int = 0  # the last Keeper line before the round
-    # The room as the turn left it, when nothing more happens in it this turn.
-    snapshot: hub.Snapshot | None = None
-
-
-def play_in_database(context: TurnContext, text: str, *, demo_set_up: bool = False) -> Played | None:
-    """The database side of a turn, in one visit to the database thread: the key as it
-    is now (None when it was revoked), then the command answered, or the line stored,
-    and the room read for the closing `state` when the turn ends here."""
-    holder = services.key_member(context.key_id)
-    if holder is None or holder.room_id != context.room_id:
+def play_in_database(
+    context: TurnContext, text: str, *, demo_set_up: bool = False
+) -> tuple[LinePlayed, hub.Snapshot | None] | None:
+    """The database side of a turn, in one visit to the database thread: the game
+    plays the line (`keeper.turns.play_line`; None when the key was revoked), and the
+    room is read for the closing `state` when the turn ends there."""
+    played = play_line(context.room_id, context.key_id, context.locale, text, demo_set_up=demo_set_up)
+    if played is None:
         return None
-    member = coordination.Member(holder.member_id, holder.name, holder.role)
-    caller = commands.Caller(
-        room_id=context.room_id,
-        member_id=member.member_id,
-        name=member.name,
-        is_keeper=member.role == "keeper",
-        locale=context.locale,
-    )
-    if sample.is_guided_action(text) and not demo_set_up:
-        return Played(member, guided=True)
-    reply = commands.dispatch(text, caller)
-    if reply is not None:
-        events = _record_events(context.room_id, reply, member.member_id) if reply.events else []
-        played = Played(member, reply=reply, events=events)
-        rolls = _public_rolls(events)
-        if rolls:  # a typed roll is a turn the hooks hear of
-            played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
-        if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
-            hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
-            # The chronicle is in the room's language: a reply in another one is left to
-            # the roll lines, which the chronicle writes in the room's words.
-            foreign = bool(rolls) and caller.locale != chronicle.room_language(context.room_id)
-            said = "" if reply.private or foreign else reply.text
-            chronicle.record(
-                context.room_id,
-                chronicle.Turn(member.name, reply.echo or text, said, rolls, [], hidden_rolls=hidden),
-            )
-        if reply.follow_up is None and not reply.media:
-            played.snapshot = hub.take_snapshot(context.room_id)
-        return played
-    rule = turn_rule(context.room_id)
-    if is_aside(text):  # out of character: shown to the table, never the story, never answered
-        played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=True))
-        played.snapshot = hub.take_snapshot(context.room_id)
-        return played
-    bot = rule.bot
-    played = Played(member, entry=_store_utterance(context.room_id, member, text, bot=bot))
-    played.hook_scripts = pack_services.room_hook_scripts(context.room_id)
-    if bot:
-        played.keeper_locale = tools.room_locale(context.room_id, context.locale)
-        if rule.structured:
-            played.round_opened_after, played.round_actors = _round(context.room_id)
-            played.round_seconds = rule.round_seconds
-            played.snapshot = hub.take_snapshot(context.room_id)
-    else:  # a human keeper narrates: the line is the turn (a keeper's line is told once)
-        said = chronicle.Turn(member.name, "", text) if played.entry.speaker == Speaker.KEEPER else None
-        chronicle.record(
-            context.room_id, said or chronicle.Turn(member.name, text), last_line_id=played.entry.id
-        )
-        played.snapshot = hub.take_snapshot(context.room_id)
-    return played
+    return played, hub.take_snapshot(context.room_id) if played.settled else None
 
 
 async def _answer_command(
@@ -208,37 +115,17 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     await hub.flush(context.room_id, batch)
 
 
-def _round(room_id: int) -> tuple[int, frozenset[str]]:
-    """The open round of a structured room: the Keeper's last line before it, and the
-    members who have a line in it."""
-    last_keeper = (
-        TranscriptEntry.objects.filter(room_id=room_id, speaker=Speaker.KEEPER)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    ) or 0
-    actors = TranscriptEntry.objects.filter(room_id=room_id, id__gt=last_keeper, speaker=Speaker.PLAYER)
-    return last_keeper, frozenset(actors.values_list("member_id", flat=True))
-
-
-def _round_still_open(room_id: int, opened_after: int) -> bool:
-    """Whether no Keeper line has answered the round since it opened."""
-    return not TranscriptEntry.objects.filter(
-        room_id=room_id, speaker=Speaker.KEEPER, id__gt=opened_after
-    ).exists()
-
-
 # A structured round's timer, per room, in the process where its first line arrived.
 _round_timers: dict[int, asyncio.Task] = {}
 
 
-async def _waiting_for(context: TurnContext, played: Played) -> list[str]:
+async def _waiting_for(context: TurnContext, played: LinePlayed) -> list[str]:
     """The connected players the structured round still waits for (none: answer now)."""
     online = await coordination.shared().online_members(context.room_id)
     return [m.name for m in online if m.role == "player" and m.member_id not in (played.round_actors or ())]
 
 
-async def _close_round_later(context: TurnContext, played: Played) -> None:
+async def _close_round_later(context: TurnContext, played: LinePlayed) -> None:
     """Answer the round when its time is up, unless every player acted first."""
     try:
         await asyncio.sleep(played.round_seconds)
@@ -246,7 +133,9 @@ async def _close_round_later(context: TurnContext, played: Played) -> None:
         if _round_timers.get(context.room_id) is asyncio.current_task():
             del _round_timers[context.room_id]
     async with coordination.shared().room_turn(context.room_id, context.member.name):
-        if not await database_sync_to_async(_round_still_open)(context.room_id, played.round_opened_after):
+        if not await database_sync_to_async(selectors.round_still_open)(
+            context.room_id, played.round_opened_after
+        ):
             return
         scripts = await database_sync_to_async(pack_services.room_hook_scripts)(context.room_id)
         try:
@@ -254,14 +143,6 @@ async def _close_round_later(context: TurnContext, played: Played) -> None:
         except Exception as exc:
             log_failure(exc, "room=%s the Keeper could not answer the round", context.room_id)
         await hub.publish_state_refresh(context.room_id)
-
-
-def _public_rolls(events: list[TurnEvent]) -> list[dict]:
-    return [
-        stage.public_roll(event.frame)
-        for event in events
-        if event.audience == Audience.EVERYONE and event.frame.get("type") == "dice"
-    ]
 
 
 async def _after_turn(
@@ -343,7 +224,7 @@ class RoomSink:
                 (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
             ],
         )
-        self.seen.rolls += _public_rolls(recorded)
+        self.seen.rolls += public_rolls(recorded)
         for event in recorded:
             if event.audience != Audience.EVERYONE:
                 self.seen.hidden_rolls.append(event.frame)
@@ -434,21 +315,26 @@ async def run_input(context: TurnContext, text: str) -> None:
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
             await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
-        played = await commits.committed(functools.partial(play_in_database, context, text))
-        if played is None:
+        done = await commits.committed(functools.partial(play_in_database, context, text))
+        if done is None:
             return  # the key was revoked: its session is being closed
-        context = dataclasses.replace(context, member=played.member)
+        played, snapshot = done
+        actor = played.actor
+        context = dataclasses.replace(
+            context, member=coordination.Member(actor.member_id, actor.name, actor.role)
+        )
         if played.guided:
             if not await _start_demo(context, text):
                 context.send_private(
                     frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
                 )
                 return
-            played = await commits.committed(
+            done = await commits.committed(
                 functools.partial(play_in_database, context, text, demo_set_up=True)
             )
-            if played is None:
+            if done is None:
                 return
+            played, snapshot = done
         # The turn's room frames and its closing state go out as one message, except
         # that the line goes at once when the Keeper is about to answer it.
         batch: hub.Batch = []
@@ -458,7 +344,7 @@ async def run_input(context: TurnContext, text: str) -> None:
                 follow_up = played.reply.follow_up
                 if played.hook_scripts:
                     said = [] if played.reply.private else [played.reply.text]
-                    seen = stage.TurnSeen(context.member.name, text, said, _public_rolls(played.events))
+                    seen = stage.TurnSeen(context.member.name, text, said, public_rolls(played.events))
                     await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
             else:
                 assert played.entry is not None
@@ -472,7 +358,7 @@ async def run_input(context: TurnContext, text: str) -> None:
                             _close_round_later(context, played)
                         )
                 elif played.keeper_locale:
-                    played.snapshot = None  # the Keeper's turn changes the room: read it after
+                    snapshot = None  # the Keeper's turn changes the room: read it after
                     if (timer := _round_timers.pop(context.room_id, None)) is not None:
                         timer.cancel()
                     await hub.flush(context.room_id, batch)
@@ -490,7 +376,7 @@ async def run_input(context: TurnContext, text: str) -> None:
                     narrated = [text] if entry.speaker == Speaker.KEEPER else []
                     seen = stage.TurnSeen(context.member.name, text, narrated)
                     await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
-            await hub.publish_state_refresh(context.room_id, snapshot=played.snapshot, into=batch)
+            await hub.publish_state_refresh(context.room_id, snapshot=snapshot, into=batch)
             kind = "command" if played.reply is not None else "keeper" if played.keeper_locale else "line"
         finally:
             # Committed rows are announced even when the turn failed half-way.

@@ -104,3 +104,18 @@ def test_a_refused_bulk_key_deletion_is_not_logged_as_done(admin_client, act, st
     ).content.decode()
     assert "would lose its last keeper key" in page and AccessKey.objects.filter(pk=keeper.pk).exists()
     assert not LogEntry.objects.filter(action_flag=3).exists(), "nothing deleted, nothing logged"
+
+
+def test_key_deletions_are_logged_once_they_happened(admin_client, story_room):
+    from rooms.services import key_mint
+
+    bulk = key_mint(room=story_room.name, name="Bulk").access_key
+    single = key_mint(room=story_room.name, name="Single").access_key
+    admin_client.post(
+        reverse("admin:rooms_accesskey_changelist"),
+        {"action": "delete_selected", "_selected_action": [bulk.pk], "post": "yes"},
+    )
+    admin_client.post(reverse("admin:rooms_accesskey_delete", args=[single.pk]), {"post": "yes"})
+    assert not AccessKey.objects.filter(pk__in=[bulk.pk, single.pk]).exists()
+    logged = set(LogEntry.objects.filter(action_flag=3).values_list("object_id", flat=True))
+    assert logged == {str(bulk.pk), str(single.pk)}

@@ -1,0 +1,150 @@
+"""What the game does with one line of play, decided in one visit to the database.
+
+A turn's input is a dot command (answered, its dice events recorded, the chronicle
+kept, the hooks told of a public roll), an aside (shown, never the story), or a line of
+play (stored; then the Keeper answers it, a structured round waits for the other
+players, or a human keeper's narration is the story). `play_line` does the table's
+side and returns what happened (`LinePlayed`); the wire frames and sends it
+(`loreweaver/wire/turns.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from keeper import chronicle, commands
+from keeper.chronicle import is_aside
+from keeper.kp import sample, stage, tools
+from keeper.kp.keepers import turn_rule
+from packs import hooks
+from packs import services as pack_services
+from rooms import selectors, services
+from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who plays the line, as their access key is when the turn starts."""
+
+    member_id: str
+    name: str
+    role: str
+
+
+@dataclass
+class LinePlayed:
+    """What the game did with a line (`play_line`)."""
+
+    actor: Actor
+    guided: bool = False  # the sample adventure's guided action: set up apart
+    reply: commands.CommandReply | None = None
+    events: list[TurnEvent] = dataclasses.field(default_factory=list)
+    entry: TranscriptEntry | None = None  # the stored line of play
+    keeper_locale: str = ""  # the room's language, when the Keeper answers the line
+    hook_scripts: list[hooks.Script] = dataclasses.field(default_factory=list)
+    # A structured round: the members whose lines are in it so far (the Keeper waits
+    # for the other connected players), and the room's round time.
+    round_actors: frozenset[str] | None = None
+    round_seconds: int = 0
+    round_opened_after: int = 0  # the last Keeper line before the round
+    # Nothing more happens in the room this turn: its closing state can be read now.
+    settled: bool = False
+
+
+def play_line(
+    room_id: int, key_id: int, locale: str, text: str, *, demo_set_up: bool = False
+) -> LinePlayed | None:
+    """Play `text` for the holder of key `key_id` (None when the key was revoked or
+    moved to another room): the command answered, or the line stored, with the
+    chronicle and the hooks' part decided. `locale` is the caller's language."""
+    holder = services.key_member(key_id)
+    if holder is None or holder.room_id != room_id:
+        return None
+    actor = Actor(holder.member_id, holder.name, holder.role)
+    if sample.is_guided_action(text) and not demo_set_up:
+        return LinePlayed(actor, guided=True)
+    caller = commands.Caller(
+        room_id=room_id,
+        member_id=actor.member_id,
+        name=actor.name,
+        is_keeper=actor.role == "keeper",
+        locale=locale,
+    )
+    reply = commands.dispatch(text, caller)
+    if reply is not None:
+        return _command_played(room_id, actor, caller, text, reply)
+    if is_aside(text):  # out of character: shown to the table, never the story, never answered
+        return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
+    rule = turn_rule(room_id)
+    played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
+    played.hook_scripts = pack_services.room_hook_scripts(room_id)
+    if rule.bot:
+        played.keeper_locale = tools.room_locale(room_id, locale)
+        if rule.structured:
+            played.round_opened_after, played.round_actors = selectors.open_round(room_id)
+            played.round_seconds = rule.round_seconds
+            played.settled = True
+    else:  # a human keeper narrates: the line is the turn (a keeper's line is told once)
+        assert played.entry is not None
+        narrated = played.entry.speaker == Speaker.KEEPER
+        said = chronicle.Turn(actor.name, "", text) if narrated else chronicle.Turn(actor.name, text)
+        chronicle.record(room_id, said, last_line_id=played.entry.id)
+        played.settled = True
+    return played
+
+
+def public_rolls(events: list[TurnEvent]) -> list[dict]:
+    """The dice every member saw among a turn's events, as the hooks and the chronicle
+    are told of them."""
+    return [
+        stage.public_roll(event.frame)
+        for event in events
+        if event.audience == Audience.EVERYONE and event.frame.get("type") == "dice"
+    ]
+
+
+def _command_played(
+    room_id: int, actor: Actor, caller: commands.Caller, text: str, reply: commands.CommandReply
+) -> LinePlayed:
+    events = _record_events(room_id, reply, actor.member_id) if reply.events else []
+    played = LinePlayed(actor, reply=reply, events=events)
+    rolls = public_rolls(events)
+    if rolls:  # a typed roll is a turn the hooks hear of
+        played.hook_scripts = pack_services.room_hook_scripts(room_id)
+    if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
+        hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
+        # The chronicle is in the room's language: a reply in another one is left to
+        # the roll lines, which the chronicle writes in the room's words.
+        foreign = bool(rolls) and caller.locale != chronicle.room_language(room_id)
+        said = "" if reply.private or foreign else reply.text
+        chronicle.record(
+            room_id, chronicle.Turn(actor.name, reply.echo or text, said, rolls, [], hidden_rolls=hidden)
+        )
+    played.settled = reply.follow_up is None and not reply.media
+    return played
+
+
+def _store_line(room_id: int, actor: Actor, text: str, *, bot: bool) -> TranscriptEntry:
+    """A line of play. While a human keeper narrates (`.bot off`), a keeper's line is the
+    Keeper's narration; otherwise every line is a player's."""
+    narrates = actor.role == "keeper" and not bot
+    return services.transcript_append(
+        room=Room(pk=room_id),
+        speaker=Speaker.KEEPER if narrates else Speaker.PLAYER,
+        name=actor.name,
+        member_id=actor.member_id,
+        text=text,
+    )
+
+
+def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -> list[TurnEvent]:
+    return services.turn_events_record(
+        room=Room(pk=room_id),
+        events=[
+            (event.frame, Audience.KEEPERS, member_id)
+            if event.keepers_only
+            else (event.frame, Audience.EVERYONE, "")
+            for event in reply.events
+        ],
+    )
