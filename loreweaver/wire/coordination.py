@@ -3,10 +3,11 @@
 It lives in the cache, never in a module global: Redis when REDIS_URL is set (every
 daphne worker and the Iroh sidecar see the same keys), the local-memory cache in the
 embedded single-process profile. The logic is written once over a small key-value
-store (`loreweaver.wire.stores`) with two implementations; read-modify-write steps
-take a short mutex built on the store's atomic `add` (SET NX on Redis). The steps on
-every input's path (a rate-limit take, drawing, claiming and releasing a turn) are
-single atomic operations of the store instead: one Lua script, one round trip, on Redis.
+store (`loreweaver.wire.stores`) with two implementations. Presence is a hash per
+room, one field per connection, changed without a lock. The steps on every input's
+path (a rate-limit take, drawing, claiming and releasing a turn) are single atomic
+operations of the store: one Lua script, one round trip, on Redis; only skipping a
+dead ticket in the turn queue takes a short mutex (SET NX on Redis).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ TURN_POLL_MAX_ANNOUNCED = 0.25
 BAD_KEY_FIRST_DELAY = 0.5
 BAD_KEY_MAX_DELAY = 8.0
 BAD_KEY_WINDOW = 600
+
+
+def _entry(member: Member, process_id: str) -> list[str]:
+    return [member.member_id, member.name, member.role, process_id]
 
 
 def bad_key_delay(failures: int) -> float:
@@ -184,23 +189,22 @@ class Coordination:
 
     # --- presence -------------------------------------------------------------------------
 
+    # Presence is a hash per room, one field per live connection (its member and the
+    # process that holds it): each connection's entry is written and removed on its
+    # own, so no change needs a lock, and a killed process's entries are dropped by
+    # whoever next sees its heartbeat missing.
+
     async def presence_add(self, room_id: int, connection_id: str, member: Member) -> None:
         """Record one live connection of `member` in the room."""
-        key = f"presence:{room_id}"
-        async with self.mutex(key):
-            entries = await self.store.get(key) or {}
-            entries[connection_id] = [member.member_id, member.name, member.role, PROCESS_ID]
-            await self.store.set(key, entries, None)
+        await self.store.hash_set(f"online:{room_id}", {connection_id: _entry(member, PROCESS_ID)})
 
     async def presence_remove(self, room_id: int, connection_id: str) -> None:
-        """Forget one connection; dead processes' entries are pruned on the way."""
-        key = f"presence:{room_id}"
-        async with self.mutex(key):
-            entries = await self.store.get(key) or {}
-            entries.pop(connection_id, None)
-            alive = await self._live_processes({e[3] for e in entries.values()})
-            entries = {c: e for c, e in entries.items() if e[3] in alive}
-            await self.store.set(key, entries, None)
+        """Forget one connection; dead processes' entries are dropped on the way."""
+        key = f"online:{room_id}"
+        await self.store.hash_delete(key, [connection_id])
+        entries = await self.store.hash_all(key)
+        alive = await self._live_processes({e[3] for e in entries.values()})
+        await self.store.hash_delete(key, [c for c, e in entries.items() if e[3] not in alive])
 
     async def presence_sync(self, room_id: int, mine: Callable[[], dict[str, Member]]) -> bool:
         """Make this process's entries in the room exactly `mine()` (connection id ->
@@ -209,36 +213,30 @@ class Coordination:
 
         Puts presence back after the store lost it, takes out what a failed teardown
         left, and ends a killed process's ghosts. A plain read when all is well.
-        `mine` is asked again under the mutex, so a join meanwhile is not undone.
         """
-        key = f"presence:{room_id}"
-
-        async def fixed() -> tuple[dict, dict]:
-            entries = await self.store.get(key) or {}
-            alive = await self._live_processes({e[3] for e in entries.values()}) | {PROCESS_ID}
-            kept = {c: e for c, e in entries.items() if e[3] != PROCESS_ID and e[3] in alive}
-            kept.update({c: [m.member_id, m.name, m.role, PROCESS_ID] for c, m in mine().items()})
-            return entries, kept
-
-        entries, wanted = await fixed()
-        if wanted == entries:
-            return False
-        async with self.mutex(key):
-            entries, wanted = await fixed()
-            if wanted == entries:
-                return False
-            await self.store.set(key, wanted, None)
-            return True
+        key = f"online:{room_id}"
+        entries = await self.store.hash_all(key)
+        alive = await self._live_processes({e[3] for e in entries.values()}) | {PROCESS_ID}
+        # `mine()` is asked after the last await: a join meanwhile is in it, and its own
+        # write may land before or after these, both the same.
+        wanted = {c: _entry(m, PROCESS_ID) for c, m in mine().items()}
+        gone = [
+            c for c, e in entries.items() if e[3] not in alive or (e[3] == PROCESS_ID and c not in wanted)
+        ]
+        missing = {c: e for c, e in wanted.items() if entries.get(c) != e}
+        await self.store.hash_delete(key, gone)
+        await self.store.hash_set(key, missing)
+        return bool(gone or missing)
 
     async def _live_entries(self, room_id: int) -> list[list]:
-        entries = await self.store.get(f"presence:{room_id}") or {}
+        entries = await self.store.hash_all(f"online:{room_id}")
         alive = await self._live_processes({e[3] for e in entries.values()})
         return [e for e in entries.values() if e[3] in alive]
 
     async def online_carriers(self, room_id: int) -> list[tuple[Member, list[str]]]:
         """The room's connected members, ordered as `online_members` orders them, each
         with the carriers it is connected by (the label that leads each connection id)."""
-        entries = await self.store.get(f"presence:{room_id}") or {}
+        entries = await self.store.hash_all(f"online:{room_id}")
         alive = await self._live_processes({e[3] for e in entries.values()})
         found: dict[str, tuple[Member, set[str]]] = {}
         for connection_id, (member_id, name, role, process) in entries.items():

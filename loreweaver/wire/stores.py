@@ -37,6 +37,9 @@ class Store:
     async def add(self, key: str, value: Any, ttl: int | None) -> bool: ...
     async def delete(self, key: str) -> None: ...
     async def incr(self, key: str, ttl: int | None = None) -> int: ...
+    async def hash_set(self, key: str, values: dict[str, Any]) -> None: ...
+    async def hash_delete(self, key: str, fields: list[str]) -> None: ...
+    async def hash_all(self, key: str) -> dict[str, Any]: ...
 
     async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
         """Take one token from every bucket at `keys`, or from none if any is empty."""
@@ -111,6 +114,20 @@ class LocalStore(Store):
         if ttl is not None:
             cache.touch(key, ttl)
         return value
+
+    # A hash is a dict under one cache key: each change below is a read and a write with
+    # nothing awaited between them, so nothing else can change it meanwhile.
+    async def hash_set(self, key: str, values: dict[str, Any]) -> None:
+        cache.set(key, {**(cache.get(key) or {}), **values}, None)
+
+    async def hash_delete(self, key: str, fields: list[str]) -> None:
+        entries = cache.get(key) or {}
+        for field in fields:
+            entries.pop(field, None)
+        cache.set(key, entries, None)
+
+    async def hash_all(self, key: str) -> dict[str, Any]:
+        return cache.get(key) or {}
 
 
 # Values are JSON, as `RedisStore` writes them; times are the caller's clock (`now`).
@@ -255,6 +272,20 @@ class RedisStore(Store):
         async with self._client().pipeline(transaction=True) as pipe:
             value, _ = await pipe.incr(self._prefix + key).expire(self._prefix + key, ttl).execute()
         return int(value)
+
+    async def hash_set(self, key: str, values: dict[str, Any]) -> None:
+        if values:
+            await self._client().hset(
+                self._prefix + key, mapping={f: json.dumps(v) for f, v in values.items()}
+            )
+
+    async def hash_delete(self, key: str, fields: list[str]) -> None:
+        if fields:
+            await self._client().hdel(self._prefix + key, *fields)
+
+    async def hash_all(self, key: str) -> dict[str, Any]:
+        raw = await self._client().hgetall(self._prefix + key)
+        return {field.decode(): json.loads(value) for field, value in raw.items()}
 
     async def close(self) -> None:
         for client in self._clients.values():

@@ -38,10 +38,10 @@ async def test_presence_lists_members_once_sorted_by_name(shared, room_id):
 async def test_presence_forgets_the_connections_of_a_dead_process(shared, room_id):
     await shared.process_heartbeat()
     await shared.presence_add(room_id, "mine", Member("tui:aaaaaaaa", "Ann", "player"))
-    key = f"presence:{room_id}"
-    entries = await shared.store.get(key)
-    entries["ghost"] = ["tui:cccccccc", "Ghost", "player", "dead-process"]
-    await shared.store.set(key, entries, None)
+    # What a killed process leaves: its connection's entry, and no heartbeat.
+    await shared.store.hash_set(
+        f"online:{room_id}", {"ghost": ["tui:cccccccc", "Ghost", "player", "dead-process"]}
+    )
     # A missing heartbeat is confirmed before a process counts as dead (a Redis that
     # restarted empty has lost the live ones' too, for a heartbeat).
     first_look = time.monotonic()

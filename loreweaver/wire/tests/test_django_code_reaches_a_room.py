@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from loreweaver.testing.clients import WsClient, settle
-from loreweaver.testing.servers import start_serve
+from loreweaver.testing.servers import room_id_of, start_serve
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +38,21 @@ async def test_a_notice_from_a_management_command_reaches_every_member_of_the_ro
         for member in (keeper, player):
             shown = await member.expect("system", text="The server restarts at noon.")
             assert shown["level"] == "info"
+
+
+async def test_group_send_from_a_django_shell_shows_a_system_line(hosted_server, room):
+    env = hosted_server.env
+    async with await WsClient.connect(hosted_server.ws_url) as player:
+        await player.join(env.mint(room, "Pat"))
+        await settle(player)
+        code = (
+            "from asgiref.sync import async_to_sync; from channels.layers import get_channel_layer; "
+            f"async_to_sync(get_channel_layer().group_send)('room.{room_id_of(env, room)}', "
+            "{'type': 'room.notice', 'text': 'Snacks are here.'})"
+        )
+        done = await asyncio.to_thread(env.manage, "shell", "-c", code)
+        assert done.returncode == 0, done.stderr
+        await player.expect("system", text="Snacks are here.")
 
 
 async def test_a_notice_to_a_room_nobody_is_in_says_nobody_saw_it(hosted_server, room):
