@@ -59,6 +59,7 @@ bench: $(DEV)
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
 	$(PY) bench/export.py
+	$(PY) bench/capacity.py
 	$(PY) bench/probes.py
 	$(PY) bench/soak.py
 
@@ -72,6 +73,7 @@ bench-quick: $(DEV)
 	$(PY) bench/export.py --quick
 	$(PY) bench/probes.py --quick
 	$(PY) bench/soak.py --quick
+	$(PY) bench/capacity.py --quick
 
 # Refresh the Chinese catalog from the texts marked in the code, then compile it; the
 # translations test names any text left without Chinese.

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tomli_w
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -512,9 +514,6 @@ def room_notice(room: Room, text: str) -> int:
     """Show `text` to every member of `room` now, as a system line (not kept in the
     transcript); how many server processes it reached. The channel layer's contract
     (docs/architecture.md): any Django code can do the same with `group_send`."""
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
-
     text = text.strip()[:NOTICE_MAX]
     if not text:
         raise Refusal(_("A notice needs some text."))

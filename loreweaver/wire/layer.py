@@ -30,7 +30,13 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
+from channels_redis.utils import _wrap_close
 from django.conf import settings
+from redis import asyncio as aioredis
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
+from redis.retry import Retry
 
 from base import metrics
 
@@ -62,10 +68,6 @@ class _Shard(RedisSingleShardConnection):
 
     def _ensure_redis(self) -> None:
         if self._redis is None:
-            from redis import asyncio as aioredis
-            from redis.backoff import NoBackoff
-            from redis.retry import Retry
-
             pool = aioredis.ConnectionPool.from_url(
                 self.host["address"],
                 retry=Retry(NoBackoff(), 0),
@@ -76,9 +78,12 @@ class _Shard(RedisSingleShardConnection):
             self._pubsub = self._redis.pubsub()
 
     async def publish(self, channel: str, message: bytes) -> int:
-        async with self._lock:
-            self._ensure_redis()
-            return await self._redis.publish(channel, message)
+        # Not under the shard's lock, as channels-redis publishes: publishes go out side
+        # by side over the pool's connections instead of one round trip at a time.
+        if self._redis is None:
+            async with self._lock:
+                self._ensure_redis()
+        return await self._redis.publish(channel, message)
 
     async def subscribe(self, channel: str) -> None:
         if channel in self._subscribed_to:
@@ -98,16 +103,12 @@ class _Shard(RedisSingleShardConnection):
                 except TimeoutError:
                     metrics.BUS_SUBSCRIBE_RETRIES.inc()
                     log.warning("Redis did not confirm the subscription to %s (attempt %s)", channel, attempt)
-            from redis.exceptions import TimeoutError as RedisTimeout
-
             raise RedisTimeout("Redis did not confirm the subscription")
         finally:
             if future.done() and self._confirming.get(channel) is future:
                 del self._confirming[channel]
 
     async def unsubscribe(self, channel: str) -> None:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-
         try:
             await super().unsubscribe(channel)
         except (RedisConnectionError, OSError) as exc:
@@ -155,8 +156,6 @@ class _Shard(RedisSingleShardConnection):
                 self._tell_every_channel(self.channel_layer.on_reconnect)
 
     def _dropped(self, exc: Exception) -> None:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-
         for future in self._confirming.values():
             if not future.done():
                 future.set_exception(RedisConnectionError("the room bus connection was lost"))
@@ -198,8 +197,6 @@ class RoomPubSubLayer(RedisPubSubChannelLayer):
         layer = self._layers.get(loop)
         if layer is None:
             layer = self._layers[loop] = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
-            from channels_redis.utils import _wrap_close
-
             _wrap_close(self, loop)
         return layer
 
