@@ -1,22 +1,25 @@
-"""Soak: many members playing for minutes through a Redis restart and a killed server.
+"""Soak: many members playing for minutes through a Redis restart and a killed server,
+behind a real load balancer.
 
-Hosted profile, on loopback only: two `serve --no-iroh` processes on one Postgres and a
-Redis of the run's own (so it can be restarted), and a scripted model server on
-loopback answering the Keeper. 1,000 members in 100 rooms (10 each, spread over both
-processes) each say a story line every 5 seconds; a quarter of the rooms keep the
-Keeper bot on, so a quarter of the lines are Keeper turns, the rest lines a human
+Hosted profile, on loopback only: three `serve --no-iroh` processes on one Postgres and
+a Redis of the run's own (so it can be restarted), HAProxy in front of them (least
+connections, each server's `/readyz` checked twice a second), and a scripted model
+server on loopback answering the Keeper. 1,000 members in 100 rooms (10 each) connect
+through HAProxy and each say a story line every 5 seconds; a quarter of the rooms keep
+the Keeper bot on, so a quarter of the lines are Keeper turns, the rest lines a human
 keeper narrates around. A fifth of the way in, Redis is restarted (empty); a third of
-the way in, one server process is killed with -9 and started again; its members
-reconnect, with backoff, to whichever server answers. Both faults fall in the first
-half, so the second half is the steady load the RSS growth is measured over (the
-survivor taking over the killed server's members is a step, not a leak).
+the way in, one server process is killed with -9: its members reconnect, with backoff,
+through HAProxy, which sends them to the others; once they hold them, the killed
+server starts again on its port. Both faults fall in the first half, so the second half
+is the steady load the RSS growth is measured over.
 
 A line counts as acknowledged when its sender saw it come back from the room. At the
 end every room is joined once more with a replay window wide enough for the whole
 evening, and every acknowledged line must be in it. Printed: lines sent and
-acknowledged, acknowledged lines missing from the final replay (must be 0), p50/p99
-of input to own line back, each server's RSS over time with its growth over the last
-half of the run, and the error lines of the server logs.
+acknowledged, acknowledged lines missing from the final replay (must be 0), members
+per server before the kill and after the others took them, p50/p99 of input to own
+line back, each server's RSS over time with its growth over the last half of the run,
+and the error lines of the server logs.
 
     python bench/soak.py                  # 1,000 members, 10 minutes
     python bench/soak.py --quick          # 100 members, 1 minute (CI)
@@ -29,9 +32,13 @@ import asyncio
 import contextlib
 import json
 import random
+import re
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +58,7 @@ from loreweaver.testing.servers import (  # noqa: E402
 )
 
 PER_ROOM = 10
+SERVERS = 3
 REPLY = [Text("The fog "), Text("thickens over "), Text("the harbour."), Usage(600, 12, 300)]
 
 
@@ -64,25 +72,45 @@ class Tally:
 
 
 class Servers:
-    """The two server processes, and the addresses members may connect to."""
+    """The server processes behind HAProxy, which members connect to."""
 
-    def __init__(self, env, settings: dict[str, str]) -> None:
+    def __init__(self, env, settings: dict[str, str], base: Path) -> None:
         self.env = env
         self.settings = settings
-        self.processes: list[ServerProcess] = [self._start() for _ in range(2)]
+        self.processes: list[ServerProcess] = [self._start() for _ in range(SERVERS)]
+        self.ports = [int(p.ws_url.rsplit(":", 1)[1].strip("/")) for p in self.processes]
+        self.balancer = Balancer(base / "haproxy.cfg", self.ports)
         self.rss: dict[str, list[tuple[float, int]]] = {}
         self.logs: list[Path] = []
 
-    def _start(self) -> ServerProcess:
-        return start_serve(self.env, "--no-iroh", **self.settings)
+    def _start(self, port: int = 0) -> ServerProcess:
+        return start_serve(self.env, "--no-iroh", "--port", str(port), **self.settings)
 
     def urls(self) -> list[str]:
-        return [p.ws_url for p in self.processes if p.proc.poll() is None]
+        return [self.balancer.url]
 
-    def kill_and_restart(self, index: int) -> None:
+    def kill(self, index: int) -> None:
         self.logs.append(self.processes[index].log_path)
         self.processes[index].kill9()
-        self.processes[index] = self._start()
+
+    def restart(self, index: int) -> None:
+        """Start the killed server again on its port (HAProxy sends it members once its
+        `/readyz` answers)."""
+        self.processes[index] = self._start(self.ports[index])
+
+    def joined(self) -> list[int | None]:
+        """Members joined on each server now (None: it does not answer)."""
+        counts: list[int | None] = []
+        for port in self.ports:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as answer:
+                    text = answer.read().decode()
+            except OSError:
+                counts.append(None)
+                continue
+            found = re.findall(r"^loreweaver_joined_members\{[^}]*\} (\S+)$", text, re.MULTILINE)
+            counts.append(int(sum(float(value) for value in found)))
+        return counts
 
     def sample_rss(self, at: float) -> None:
         for n, process in enumerate(self.processes):
@@ -91,9 +119,70 @@ class Servers:
                 self.rss.setdefault(label, []).append((at, process.rss()))
 
     def stop(self) -> None:
+        self.balancer.stop()
         for process in self.processes:
             self.logs.append(process.log_path)
             process.stop()
+
+
+class Balancer:
+    """HAProxy (Debian's package) in front of the servers: least connections, each
+    server checked on `/readyz` twice a second and taken out after two failures."""
+
+    def __init__(self, config: Path, ports: list[int]) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        backends = "\n".join(f"  server s{n + 1} 127.0.0.1:{port} check" for n, port in enumerate(ports))
+        config.write_text(HAPROXY_CONFIG.format(port=self.port, backends=backends))
+        self.process = subprocess.Popen(["haproxy", "-db", "-f", str(config)], stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
+                break
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError("HAProxy did not start")
+            time.sleep(0.05)
+        self.url = f"ws://127.0.0.1:{self.port}/"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+HAPROXY_CONFIG = """
+global
+  maxconn 4000
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+  timeout tunnel 1h
+  retries 3
+  option redispatch
+frontend table
+  bind 127.0.0.1:{port}
+  default_backend servers
+backend servers
+  balance leastconn
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 2
+{backends}
+"""
+
+
+async def spread_after_kill(servers: Servers, members: int, killed: int) -> list[int | None]:
+    """Members per server once the survivors hold (nearly) every member again, or after
+    half a minute: how the killed server's members spread."""
+    deadline = time.monotonic() + 30
+    while True:
+        counts = await asyncio.to_thread(servers.joined)
+        held = sum(c or 0 for n, c in enumerate(counts) if n != killed)
+        if held >= members * 0.98 or time.monotonic() > deadline:
+            return counts
+        await asyncio.sleep(0.5)
 
 
 async def _join(url: str, key: str) -> websockets.ClientConnection:
@@ -218,9 +307,16 @@ async def soak(
             events.append(f"{elapsed:5.0f} s: Redis restarted (empty)")
         if not killed and elapsed > plan["seconds"] / 3:
             killed = True
+            before = await asyncio.to_thread(servers.joined)
             faults.append(time.time())
-            await asyncio.to_thread(servers.kill_and_restart, 1)
-            events.append(f"{elapsed:5.0f} s: server 2 killed with -9 and started again")
+            servers.kill(1)
+            after = await spread_after_kill(servers, len(members), 1)
+            faults.append(time.time())
+            await asyncio.to_thread(servers.restart, 1)
+            events.append(
+                f"{elapsed:5.0f} s: server 2 killed with -9; members per server before {before}, "
+                f"once the others took them {after}; then server 2 started again"
+            )
         await asyncio.sleep(min(10.0, plan["seconds"] / 20))
     await asyncio.gather(*members, return_exceptions=True)
     servers.sample_rss(time.monotonic() - started)
@@ -270,7 +366,7 @@ def main() -> None:
             "TRPG_TUI__MAX_CONNECTIONS": "5000",
             "TRPG_REPLAY__ENTRIES": "1000000",
         }
-        servers = Servers(env, settings)
+        servers = Servers(env, settings, base)
         faults: list[float] = []
         stalled: dict[str, str] = {}
         try:
@@ -303,7 +399,7 @@ def main() -> None:
     print(
         f"soak: {members} members in {len(rooms)} rooms ({len(keeper_rooms)} with the Keeper on), "
         f"a line each every {plan['interval']:g} s for {plan['seconds'] / 60:g} min, "
-        "hosted profile, 2 servers"
+        f"hosted profile, {SERVERS} servers behind HAProxy"
     )
     for event in events:
         print(f"  {event}")

@@ -346,8 +346,8 @@ class Upkeep:
 
     - Its heartbeat (`coordination`), so other processes know it is alive.
     - Whether the store lost its data (a Redis restarted without persistence): then
-      the layer's group memberships and this process's presence are put back, and
-      sessions catch up.
+      sessions catch up once the bus is back (the layer subscribes again by itself),
+      and the presence round below puts this process's presence back.
     - Presence (every other second): this process's entries are exactly its live
       sessions, and the ghosts of dead processes are removed; members are told when
       that changed anything.
