@@ -38,7 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 from redis.retry import Retry
 
-from base import metrics
+from base import failpoints, metrics
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,8 @@ class _Shard(RedisSingleShardConnection):
                 if not (self._pubsub and self._pubsub.subscribed):
                     await asyncio.sleep(0.05)
                     continue
+                if self._lost:
+                    failpoints.hit("bus.reconnect")  # a fault test keeps Redis away longer
                 message = await self._pubsub.get_message(timeout=None)
                 delay = 0.05
                 if message is not None:
