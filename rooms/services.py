@@ -279,7 +279,9 @@ def keys_delete(*, keys: Iterable[AccessKey]) -> int:
     with transaction.atomic():
         room_ids = set(AccessKey.objects.filter(pk__in=doomed).values_list("room_id", flat=True))
         locked = list(
-            AccessKey.objects.select_for_update().filter(room_id__in=room_ids).select_related("room")
+            AccessKey.objects.select_for_update(of=("self",))
+            .filter(room_id__in=room_ids)
+            .select_related("room")
         )
         for room_id in sorted(room_ids):
             in_room = [key for key in locked if key.room_id == room_id]
