@@ -43,8 +43,8 @@ from bench.fanout import (  # noqa: E402
     SERVER_SETTINGS,
     WORKLOADS,
     Target,
-    _join,
     human_keepers,
+    join_member,
     run_workload,
 )
 from loreweaver.testing.servers import REDIS_TEST_URL, create_env, destroy_env, start_serve  # noqa: E402
@@ -121,7 +121,9 @@ async def measure_joins(target: Target, cold_keys: list[str], warm_keys: list[st
         start = time.perf_counter()
         for first in range(0, len(keys), at_once):
             batch = keys[first : first + at_once]
-            sockets += await asyncio.gather(*(_join(target.urls[0], key, target.ready_type) for key in batch))
+            sockets += await asyncio.gather(
+                *(join_member(target.urls[0], key, target.ready_type) for key in batch)
+            )
         elapsed = time.perf_counter() - start
         for socket in sockets:
             await socket.close()
@@ -185,7 +187,7 @@ def main() -> None:
         async def go() -> tuple[list[Cost], dict]:
             await human_keepers(target, keepers)
             costs = await measure_workloads(target, keys, lines, env.database_url)
-            online = [await _join(server.ws_url, key, "ui_manifest") for key in staying]
+            online = [await join_member(server.ws_url, key, "ui_manifest") for key in staying]
             found = await measure_joins(target, cold, warm, at_once=20)
             for socket in online:
                 await socket.close()

@@ -161,7 +161,7 @@ class Target:
         return services_meter(self.hosted, parts)
 
 
-async def _join(url: str, key: str, ready_type: str) -> websockets.ClientConnection:
+async def join_member(url: str, key: str, ready_type: str) -> websockets.ClientConnection:
     socket = await websockets.connect(url, max_size=None, max_queue=None)
     await socket.send(json.dumps({"type": "join", "key": key}))
     while json.loads(await socket.recv())["type"] != ready_type:
@@ -185,7 +185,7 @@ async def join_idle(target: Target, idle_keys: list[str]) -> list[asyncio.Task]:
         batch = idle_keys[start : start + 100]
         sockets = await asyncio.gather(
             *(
-                _join(target.urls[(start + n) % len(target.urls)], key, target.ready_type)
+                join_member(target.urls[(start + n) % len(target.urls)], key, target.ready_type)
                 for n, key in enumerate(batch)
             )
         )
@@ -201,7 +201,7 @@ async def run_workload(
     keys = [key for room in keys_by_room for key in room]
     sockets = []
     for member, key in enumerate(keys):
-        sockets.append(await _join(target.urls[member % len(target.urls)], key, target.ready_type))
+        sockets.append(await join_member(target.urls[member % len(target.urls)], key, target.ready_type))
     expected_each = MEMBERS * lines
     delivered = 0
     latencies: list[float] = []
@@ -242,7 +242,7 @@ async def human_keepers(target: Target, keeper_keys: list[str]) -> None:
     the players' story lines, with no Keeper turns between them. (A revision without
     the command answers that it does not know it; it had no bot answering lines.)"""
     for key in keeper_keys:
-        socket = await _join(target.urls[0], key, target.ready_type)
+        socket = await join_member(target.urls[0], key, target.ready_type)
         await socket.send(json.dumps({"type": "input", "text": ".bot off"}))
         while json.loads(await socket.recv()).get("speaker") != "system":
             pass

@@ -20,7 +20,6 @@ deltas, a busy marker) can be missed for good.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -134,5 +133,4 @@ async def publish_from_elsewhere(room_id: int, message: dict) -> None:
     """Publish from an event loop that is not the server's (a management command): the
     layer keeps a connection per event loop. An embedded server runs in one process, so
     its in-memory layer reaches only that process's rooms."""
-    with contextlib.suppress(NotImplementedError):
-        await get_channel_layer().group_send(group_name(room_id), message)
+    await get_channel_layer().group_send(group_name(room_id), message)

@@ -1,12 +1,11 @@
 """RoomHub: delivery to the members of a room, across every server process.
 
-Each process that has connections in a room has joined the room on the bus
-(`bus.py`: the channel layer, in-memory when embedded, channels-redis's pub/sub layer
-when hosted) once, for all its
-sessions there (`LocalHub`), and hands what arrives to them. A broadcast is one
-message on the bus, not one per member; what each connection finally writes is
-decided by its own session (`SessionCore`), so per-viewer frames (state, keeper-only
-rows) are built per member, never one frame for all.
+Each process that has connections in a room has joined the room on the bus (`bus.py`:
+the channel layer, in-memory when embedded, channels-redis's pub/sub layer when
+hosted) once, for all its sessions there (`LocalHub`), and hands what arrives to them.
+A broadcast is one message on the bus, not one per member; what each connection
+finally writes is decided by its own session (`SessionCore`), so per-viewer frames
+(state, keeper-only rows) are built per member, never one frame for all.
 
 Messages on the bus:
 - `room.frame`: a frame with its audience; `row` names the stored transcript entry

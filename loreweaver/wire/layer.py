@@ -218,13 +218,15 @@ class RoomMemoryLayer(InMemoryChannelLayer):
 
     async def receive(self, channel: str) -> dict:
         # As the in-memory layer receives, without sweeping every channel and group for
-        # expired entries on each message (nothing here expires).
+        # expired entries on each message (nothing here expires), and keeping the queue
+        # while its reader reads: it goes when the reader stops (a room left).
         queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
         try:
             _expires, message = await queue.get()
-        finally:
+        except asyncio.CancelledError:
             if queue.empty() and self.channels.get(channel) is queue:
                 del self.channels[channel]
+            raise
         return message
 
     async def group_send(self, group: str, message: dict) -> int:

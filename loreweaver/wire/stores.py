@@ -118,9 +118,12 @@ class LocalStore(Store):
     # A hash is a dict under one cache key: each change below is a read and a write with
     # nothing awaited between them, so nothing else can change it meanwhile.
     async def hash_set(self, key: str, values: dict[str, Any]) -> None:
-        cache.set(key, {**(cache.get(key) or {}), **values}, None)
+        if values:
+            cache.set(key, {**(cache.get(key) or {}), **values}, None)
 
     async def hash_delete(self, key: str, fields: list[str]) -> None:
+        if not fields:
+            return
         entries = cache.get(key) or {}
         for field in fields:
             entries.pop(field, None)
