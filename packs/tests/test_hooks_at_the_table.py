@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loreweaver.testing.clients import connect, settle, until_idle
+from loreweaver.testing.clients import connect, settle, system_answer, until_idle
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 from packs import lwpack
 from packs.tests.conftest import EXAMPLE
@@ -95,9 +95,10 @@ async def test_hook_frames_come_after_the_narrative_and_reach_only_those_with_th
         await kay.say(".panels enable bell-hooks")
         await kay.expect("ui_manifest")
         await pip.expect("ui_manifest")
-        await kay.say(f".var set map {_map_hash()}")
-        await kay.say(".var expose map")
-        await settle(kay)
+        # A dot command is played after the ping that `settle` sends is answered: wait
+        # for each answer, or the bell could ring before the map is visible.
+        await system_answer(kay, f".var set map {_map_hash()}")
+        await system_answer(kay, ".var expose map")
         await settle(pip)
 
         await pip.say("I ring the bell.")

@@ -6,6 +6,8 @@ before the close (docs/decisions.md, "The handshake"), which a single lucky run 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from loreweaver.testing.clients import connect
@@ -62,8 +64,11 @@ impatient_server = dedicated_server(TRPG_TUI__JOIN_TIMEOUT="0.3")
 async def test_no_join_in_time_gets_join_timeout_and_is_closed(impatient_server, carrier):
     # Over Iroh the server sees the control stream once it carries data: a blank line.
     first = "\n" if carrier == "iroh" else None
-    for _ in range(TRIES):
-        await _expect_error_then_close(carrier, impatient_server, first, "join_timeout")
+    # Side by side: each waits out the timeout, and twenty of them at once still each
+    # get their error before the close.
+    await asyncio.gather(
+        *(_expect_error_then_close(carrier, impatient_server, first, "join_timeout") for _ in range(TRIES))
+    )
 
 
 crowded_server = dedicated_server(TRPG_TUI__MAX_CONNECTIONS="2")
