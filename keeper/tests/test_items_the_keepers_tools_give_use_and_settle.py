@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from loreweaver.testing.clients import WsClient, settle, until_idle
+from loreweaver.testing.clients import WsClient, settle, system_answer, until_idle
 from loreweaver.testing.fake_llm import Text, Tool
 
 
@@ -29,8 +29,7 @@ async def test_the_keeper_hands_out_items_money_and_quests_and_keeps_a_secret_on
     ):
         await alice.join(env.mint(room, "Alice"))
         await kay.join(env.mint(room, "Kay", "keeper"))
-        await alice.say(".coc Alice")
-        await alice.expect("state")
+        await system_answer(alice, ".coc Alice")
         await settle(alice)
         await settle(kay)
 
@@ -61,3 +60,30 @@ async def test_the_keeper_hands_out_items_money_and_quests_and_keeps_a_secret_on
         }
     # Everything the player was sent since the turn began.
     assert "Ruth's bribe" not in json.dumps([*turn, state, *rest], ensure_ascii=False)
+
+
+async def test_the_keepers_brief_knows_what_each_carries_and_the_quests_the_secret_one_as_a_secret(
+    ai_server, llm, room
+):
+    env = ai_server.env
+    async with (
+        await WsClient.connect(ai_server.ws_url) as alice,
+        await WsClient.connect(ai_server.ws_url) as kay,
+    ):
+        await alice.join(env.mint(room, "Alice"))
+        await kay.join(env.mint(room, "Kay", "keeper"))
+        for line in (".coc Alice", ".inv add Lantern", ".inv add Flask x2", ".money +3"):
+            await system_answer(alice, line)
+        await kay.expect("narrative", speaker="system", text="Alice's money: 0 → 3 dollars.")
+        await kay.say(".quest add Light the lamp | Why is it dark?")
+        await kay.expect("narrative", speaker="system", text="A new quest: Light the lamp.")
+        answer = await system_answer(kay, ".quest secret Ruth's bribe | She took money")
+        assert answer == "A new quest for the keepers only: Ruth's bribe."
+        llm.script(Text("The harbour waits."))
+        await alice.say("I look at the sea.")
+        await until_idle(alice)
+    brief = [r for r in llm.chat_requests() if r.get("stream")][-1]["messages"][0]["content"]
+    assert "carries: Lantern, Flask x2; money 3" in brief
+    public, _sep, secret = brief.partition("KEEPER ONLY:")
+    assert "- Light the lamp (in_progress): Why is it dark?" in public and "Ruth" not in public
+    assert "Secret quest Ruth's bribe (in_progress): She took money" in secret
