@@ -11,6 +11,22 @@ from keeper import characters, inventory, quests
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.models import Character
 
+# The sub-commands' words in Chinese, as people type them (`.inv 使用 提灯`).
+_WORDS = {
+    "列表": "list",
+    "查看": "show",
+    "添加": "add",
+    "获得": "add",
+    "使用": "use",
+    "丢弃": "drop",
+    "装备": "equip",
+    "卸下": "unequip",
+    "给": "give",
+    "交给": "give",
+    "新增": "add",
+    "设置": "set",
+    "秘密": "secret",
+}
 # "Brandy x3" (or with a multiplication sign, or *3): a name and how many.
 _COUNT = re.compile(r"^(?P<name>.+?)\s*[x×*]\s*(?P<n>\d{1,4})$", re.IGNORECASE)
 
@@ -59,7 +75,7 @@ def _show(character: Character, caller: Caller) -> CommandReply:
 def inv(arguments: str, caller: Caller) -> CommandReply:
     """Show or change what the caller's active character carries."""
     word, _sep, rest = arguments.strip().partition(" ")
-    word, rest = word.lower(), rest.strip()
+    word, rest = _WORDS.get(word, word.lower()), rest.strip()
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return _no_character(caller)
@@ -182,7 +198,7 @@ def money(arguments: str, caller: Caller) -> CommandReply:
 def quest(arguments: str, caller: Caller) -> CommandReply:
     """List the quests the caller may see; a keeper opens, settles and hides them."""
     word, _sep, rest = arguments.strip().partition(" ")
-    word, rest = word.lower(), rest.strip()
+    word, rest = _WORDS.get(word, word.lower()), rest.strip()
     if word in ("", "list"):
         return _quests(caller)
     if not caller.is_keeper:

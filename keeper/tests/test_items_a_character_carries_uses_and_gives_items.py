@@ -7,6 +7,13 @@ from __future__ import annotations
 from loreweaver.testing.clients import WsClient, system_answer
 
 
+async def _told(client, line: str, answer: str) -> None:
+    """Say `line` and wait for the system's `answer` to it (another turn's state or
+    line may come first)."""
+    await client.say(line)
+    await client.expect("narrative", speaker="system", text=answer)
+
+
 async def _state_where(client, test, timeout: float = 10) -> dict:
     """The first `state` whose character passes `test`."""
     async for frame in client._frames(timeout, "a state"):
@@ -40,11 +47,11 @@ async def test_a_player_takes_uses_equips_and_gives_items_and_the_table_reads_ea
             "description": "An oil lantern",
         }
 
-        await system_answer(alice, ".inv add Brandy x2 | consumable")
-        assert await system_answer(alice, ".inv use brandy") == "Alice uses the Brandy. (2 → 1)"
+        await _told(alice, ".inv add Brandy x2 | consumable", "Alice takes the Brandy x2.")
+        await _told(alice, ".inv use brandy", "Alice uses the Brandy. (2 → 1)")
         mine = await _state_where(alice, lambda c: _items(c).get("Brandy", {}).get("quantity") == 1)
 
-        assert await system_answer(alice, ".inv equip lantern") == "Alice equips the Lantern."
+        await _told(alice, ".inv equip lantern", "Alice equips the Lantern.")
         await _state_where(alice, lambda c: _items(c).get("Lantern", {}).get("equipped"))
 
         await alice.say(".inv give lantern to Bob")
@@ -53,7 +60,7 @@ async def test_a_player_takes_uses_equips_and_gives_items_and_the_table_reads_ea
         assert _items(theirs["character"])["Lantern"]["description"] == "An oil lantern"
         await _state_where(alice, lambda c: "Lantern" not in _items(c))
 
-        assert await system_answer(alice, ".inv drop brandy") == "Alice drops the Brandy."
+        await _told(alice, ".inv drop brandy", "Alice drops the Brandy.")
         await _state_where(alice, lambda c: not _items(c))
 
 
