@@ -1,5 +1,5 @@
-"""The game's rows in the operator console: characters (including the pregen cast),
-stories with their NPCs and keeper notes, each room's campaign memory (chronicle,
+"""The game's rows in the operator console: characters (including the pregen cast, and
+what each carries), stories with their NPCs, quests and keeper notes, each room's campaign memory (chronicle,
 summary, lore; searchable), and the model configuration (keys masked)."""
 
 from __future__ import annotations
@@ -9,8 +9,12 @@ from django.contrib import admin
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
-from keeper import model_admin  # noqa: F401 (registers the model page)
+from keeper import (
+    inventory,
+    model_admin,  # noqa: F401 (registers the model page)
+)
 from keeper.llm.config import mask
 from keeper.models import (
     CampaignSummary,
@@ -21,6 +25,7 @@ from keeper.models import (
     LoreEntry,
     Npc,
     ProviderCredential,
+    Quest,
     Story,
     TableSettings,
 )
@@ -52,15 +57,35 @@ class CharacterForm(forms.ModelForm):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        for name in ("attributes", "skills", "resources", "status_effects"):
+        for name in ("attributes", "skills", "resources", "status_effects", "items"):
             self.fields[name].required = False
 
     def clean(self) -> dict:
         data = super().clean()
-        for name, empty in (("attributes", {}), ("skills", {}), ("resources", {}), ("status_effects", [])):
+        for name, empty in (
+            ("attributes", {}),
+            ("skills", {}),
+            ("resources", {}),
+            ("status_effects", []),
+            ("items", []),
+        ):
             if data.get(name) is None:
                 data[name] = empty
         return data
+
+    def clean_items(self) -> list:
+        """Each item in the one shape the table reads (`keeper.inventory.clean_item`)."""
+        items = self.cleaned_data.get("items")
+        if items is None:
+            return []
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise forms.ValidationError(
+                _('A list of items, each like {"name": "Lantern", "kind": "tool", "quantity": 1}.')
+            )
+        cleaned = [inventory.clean_item(item) for item in items]
+        if any(not item["name"] for item in cleaned):
+            raise forms.ValidationError(_("Every item needs a name."))
+        return cleaned
 
 
 @admin.register(Character)
@@ -70,6 +95,14 @@ class CharacterAdmin(SeenAtTheTable):
     list_filter = ["system", "pregen", "active", "room"]
     list_select_related = ["room"]
     search_fields = ["name", "room__name"]
+
+
+@admin.register(Quest)
+class QuestAdmin(SeenAtTheTable):
+    list_display = ["name", "room", "status", "secret"]
+    list_filter = ["status", "secret", "room"]
+    list_select_related = ["room"]
+    search_fields = ["name", "description", "room__name"]
 
 
 @admin.register(TableSettings)

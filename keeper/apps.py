@@ -14,6 +14,7 @@ class KeeperConfig(AppConfig):
             dice_commands,
             image_commands,
             import_commands,
+            inventory_commands,
             lore_commands,
             madness,
             module_commands,

@@ -1,6 +1,7 @@
-"""The game's share of a room backup: the table's settings, the characters, the
-initiative order, the story (module, scene, clock), the NPCs, the keeper notes, the
-module variables, the lore and the hook scripts world cards brought."""
+"""The game's share of a room backup: the table's settings, the characters (with what
+they carry), the initiative order, the story (module, scene, clock), the quests, the
+NPCs, the keeper notes, the module variables, the lore and the hook scripts world cards
+brought."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from keeper.models import (
     LoreEntry,
     ModuleVariable,
     Npc,
+    Quest,
     Story,
     TableSettings,
 )
@@ -47,7 +49,10 @@ CHARACTER_FIELDS = (
     "active",
     "pregen",
     "background",
+    "items",
+    "money",
 )
+QUEST_FIELDS = ("name", "status", "description", "secret")
 _USAGE_ZERO = dict.fromkeys(Story.USAGE_FIELDS, 0)
 VARIABLE_FIELDS = (
     "var_id",
@@ -99,6 +104,7 @@ class GamePart(BackupPart):
         "lore",
         "card_hooks",
         "chronicle",
+        "quests",
     )
 
     def export(self, room: Room, path: Path) -> dict:
@@ -143,6 +149,10 @@ class GamePart(BackupPart):
                 for e in ChronicleEntry.objects.filter(room=room).order_by("id")
             ],
             "summary": _summary_of(room, lines),
+            "quests": [
+                {name: getattr(q, name) for name in QUEST_FIELDS}
+                for q in Quest.objects.filter(room=room).order_by("id")
+            ],
         }
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -157,6 +167,8 @@ class GamePart(BackupPart):
             Story.objects.update_or_create(room=room, defaults=story)
         for npc in document.get("npcs", []):
             Npc.objects.create(room=room, **npc)
+        for quest in document.get("quests", []):
+            Quest.objects.create(room=room, **{k: v for k, v in quest.items() if k in QUEST_FIELDS})
         for text in document.get("keeper_notes", []):
             KeeperNote.objects.create(room=room, text=text)
         for variable in document.get("variables", []):
@@ -186,12 +198,12 @@ class GamePart(BackupPart):
         return RoomCounts()
 
     def clear(self, room: Room, scope: str) -> RoomCounts:
-        """`story`: initiative, notes, the chronicle and the summary go, the story's
+        """`story`: initiative, notes, the chronicle, the summary and the quests go, the story's
         progress starts over and the module variables go back to where they started
         (the lore stays); `chars`: the characters too;
         `all`: the module (the story row), its NPCs, its variables, the lore and the
         world cards' hooks too; `delete`: the room's settings too."""
-        doomed = [InitiativeEntry, KeeperNote, ChronicleEntry, CampaignSummary]
+        doomed = [InitiativeEntry, KeeperNote, ChronicleEntry, CampaignSummary, Quest]
         if scope != "story":
             doomed.append(Character)
         if scope in ("all", "delete"):

@@ -226,6 +226,8 @@ def resources_for(character: Character, locale: str) -> list[dict]:
         }
         if resource.max is not None:
             entry["max"] = evaluate(resource.max, names) if isinstance(resource.max, str) else resource.max
+        if resource.min:
+            entry["min"] = resource.min
         entries.append(entry)
     return entries
 

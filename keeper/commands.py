@@ -189,7 +189,7 @@ def _unknown(word: str, caller: Caller) -> CommandReply:
 # `.help` groups the commands by topic: the module each is written in says which.
 _TOPICS = (
     (_("Dice and checks:"), ("keeper.dice_commands",)),
-    (_("Characters:"), ("keeper.sheet_commands", "keeper.image_commands")),
+    (_("Characters:"), ("keeper.sheet_commands", "keeper.image_commands", "keeper.inventory_commands")),
     (
         _("Story, lore and modules:"),
         ("keeper.lore_commands", "keeper.module_commands", "keeper.import_commands"),

@@ -62,6 +62,10 @@ class Character(models.Model):
     skills = models.JSONField(default=dict)
     resources = models.JSONField(default=dict)
     status_effects = models.JSONField(default=list)
+    # What the character carries: [{name, kind, quantity, equipped, description}], in
+    # the order it came (`keeper.inventory` keeps the shape); money in the pack's currency.
+    items = models.JSONField(default=list, blank=True)
+    money = models.IntegerField(default=0)
     background = models.TextField(blank=True, help_text="who they are (from an imported card)")
     # The portrait: {hash, mime, size, name} of an image of this room (`avatar_set`).
     avatar = models.JSONField(null=True, blank=True)
@@ -84,6 +88,32 @@ class Character(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.system}) in {self.room.name}"
+
+
+class Quest(models.Model):
+    """What the party pursues in a room (`keeper.quests`): its status in the SideQuest
+    client's words, a line of description, and whether only keepers know of it."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", _("in progress")
+        COMPLETED = "completed", _("completed")
+        FAILED = "failed", _("failed")
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="quests")
+    name = models.CharField(max_length=100)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.IN_PROGRESS)
+    description = models.CharField(max_length=300, blank=True)
+    secret = models.BooleanField(default=False, help_text="keeper-only: players never see it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("quest")
+        verbose_name_plural = _("quests")
+        ordering = ["room", "id"]
+        constraints = [models.UniqueConstraint(fields=["room", "name"], name="one_quest_per_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
 
 
 class InitiativeEntry(models.Model):

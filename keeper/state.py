@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connection
 
 from base import frames
-from keeper import characters, variables
+from keeper import characters, inventory, quests, variables
 from keeper.models import Character, InitiativeEntry, Story
 from keeper.rules.packs import catalog
 
@@ -91,7 +91,7 @@ def read_room(room_id: int) -> RoomRead:
                 "owner": c.owner,
                 "entry": entry,
                 "resources": resources,
-                "character": {locale: _character_frame(c, resources[locale]) for locale in LOCALES},
+                "character": {locale: _character_frame(c, resources[locale], locale) for locale in LOCALES},
             }
         )
 
@@ -115,6 +115,9 @@ def read_room(room_id: int) -> RoomRead:
     declared = variables.entries(room_id)
     if declared:
         common["variables"] = declared  # every one: `build_state` keeps each viewer's share
+    pursued = quests.entries(room_id)
+    if pursued:
+        common["quests"] = pursued  # every one: `build_state` keeps each viewer's share
     return RoomRead(sheets=sheets, common=common)
 
 
@@ -170,7 +173,7 @@ def current_room(room_id: int) -> RoomRead:
     return room
 
 
-def _character_frame(character: Character, resources: list[dict]) -> dict:
+def _character_frame(character: Character, resources: list[dict], locale: str) -> dict:
     pack = characters.pack_of(character)
     return {
         "name": character.name,
@@ -182,6 +185,8 @@ def _character_frame(character: Character, resources: list[dict]) -> dict:
         },
         "status_effects": list(character.status_effects),
         **({"avatar": character.avatar} if character.avatar else {}),
+        # The owner's belongings (docs/decisions.md, "Items, money and quests").
+        **inventory.sheet_block(character, locale),
     }
 
 
@@ -216,4 +221,7 @@ def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, s
     shown = variables.for_viewer(common.get("variables", []), is_keeper=viewer.is_keeper, locale=locale)
     if shown:
         frame["variables"] = shown
+    pursued = quests.for_viewer(common.get("quests", []), is_keeper=viewer.is_keeper)
+    if pursued:
+        frame["quests"] = pursued
     return frame

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from keeper import chronicle, lore, skill_catalog
+from keeper import chronicle, inventory, lore, quests, skill_catalog
 from keeper.models import Character, KeeperNote, Npc, Story, TableSettings
 from rooms.models import Speaker
 
@@ -30,13 +30,17 @@ yourself.
 - Keep the players' agency: describe, ask what they do, and never act for their characters.
 - Everything under KEEPER ONLY is secret. Never state it, hint at it in passing, or quote it; \
 let players discover things through play. Use keeper_note for your own plans.
-- Record changes with the tools (update_character, set_scene, advance_clock) rather than in prose."""
+- Record changes with the tools (update_character, set_scene, advance_clock, give_item, take_item, \
+use_item, change_money, set_quest) rather than in prose."""
 
 
 def _character_line(character: Character) -> str:
     resources = ", ".join(f"{key} {value}" for key, value in character.resources.items())
     skills = ", ".join(f"{key} {value}" for key, value in list(character.skills.items())[:24])
     line = f"- {character.name} ({character.system}; {resources}; skills: {skills or 'base values'})"
+    carried = [inventory.quantity_text(item) for item in inventory.items_of(character) if item["quantity"]]
+    if carried or character.money:
+        line += f"\n  carries: {', '.join(carried) or 'nothing'}; money {character.money}"
     return line + (f"\n  who they are: {character.background[:600]}" if character.background else "")
 
 
@@ -89,6 +93,12 @@ def keeper_brief(
             "NPCS (use their exact names with speak_as_npc):\n"
             + "\n".join(f"- {n.name}: {n.persona}" for n in npcs)
         )
+    pursued = quests.entries(room_id)
+    shown = [q for q in pursued if not q["secret"]]
+    if shown:
+        parts.append(
+            "QUESTS:\n" + "\n".join(f"- {q['name']} ({q['status']}): {q['description']}" for q in shown)
+        )
     reminder = lore.for_brief(room_id, (line.text for line in lines[-lore.SCANNED_LINES :]), vector)
     if reminder.public:
         parts.append("LORE:\n" + "\n".join(f"- {e.title}: {e.content}" for e in reminder.public))
@@ -96,6 +106,9 @@ def keeper_brief(
     if story.module_truth:
         secrets.append(f"The truth of the module: {story.module_truth}")
     secrets += [f"{n.name}'s secret: {n.secret}" for n in npcs if n.secret]
+    secrets += [
+        f"Secret quest {q['name']} ({q['status']}): {q['description']}" for q in pursued if q["secret"]
+    ]
     secrets += [
         f"Note: {note.text}" for note in KeeperNote.objects.filter(room_id=room_id).order_by("-id")[:20]
     ]

@@ -163,12 +163,15 @@ class Position:
 
 @dataclass
 class Round:
-    """What one round says and does: narration, then at most one tool call, tagged
-    with the step (`tag`) the next round follows on from."""
+    """What one round says and does: narration, then at most one tool call that moves
+    the story, tagged with the step (`tag`) the next round follows on from."""
 
     text: str = ""
     tool: tuple[str, dict] | None = None
     tag: str = ""
+    # Bookkeeping calls made in the same round, after `tool` (items, the quest): never
+    # after a check, whose verdict the next round reads from the last tool result.
+    more: tuple[tuple[str, dict], ...] = ()
 
 
 class SampleKeeper:
@@ -247,7 +250,11 @@ class SampleKeeper:
         if chosen.tool is not None:
             name, arguments = chosen.tool
             call_id = f"{_CALL}{chosen.tag}:{len(messages)}"
-            yield ToolCalls([ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))])
+            calls = [ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))]
+            for number, (more, more_arguments) in enumerate(chosen.more):
+                more_id = f"{_CALL}more{number}:{len(messages)}"
+                calls.append(ToolCall(more_id, more, json.dumps(more_arguments, ensure_ascii=False)))
+            yield ToolCalls(calls)
 
     def _first_round(self, position: Position) -> Round:
         book = adventure()
@@ -294,26 +301,40 @@ class SampleKeeper:
             return Round(lead, ("speak_as_npc", {"npc": npc, "direction": f"{_CALL}npc:{npc}:default"}), tag)
         if skipped:
             lead = f"{lead}\n\n{self._say(action['success'])}"
-        return self._outcome(action, lead, success=True)
+        return self._outcome(position, action, lead, success=True)
 
-    def _outcome(self, action: dict, said: str, *, success: bool) -> Round:
+    def _outcome(self, position: Position, action: dict, said: str, *, success: bool) -> Round:
         """What follows an action's check (or the action, when it has none)."""
         if action.get("ends") and success:
             ending = adventure()["endings"][action["ends"]]
             self._end(action["ends"])
             said = f"{said}\n\n{self._say(ending['text'])}".strip()
-            return Round(said, ("present", self._title_card(ending["title"])), "end")
+            done = (
+                "set_quest",
+                {"name": self._say(adventure()["opening"]["quest"]["name"]), "status": "completed"},
+            )
+            return Round(said, ("present", self._title_card(ending["title"])), "end", (done,))
         if success:
             self._gain(action.get("gain", []))
             if action.get("go"):
                 self._go(action["go"])
+        given = (self._give(action["item"], position.actor),) if action.get("item") and success else ()
         if action.get("present") and success:
             handout = {
                 key: value if key == "template" else text_in(value, self.locale)
                 for key, value in action["present"].items()
             }
-            return Round(said, ("present", handout), "handout")
+            return Round(said, ("present", handout), "handout", given)
+        if given:
+            return Round(said, given[0], "item")
         return Round(said)
+
+    def _give(self, item: dict, actor: str) -> tuple[str, dict]:
+        """The Keeper's `give_item` call for one of the adventure's items."""
+        arguments = {"character": actor, "item": self._say(item["name"]), "kind": item.get("kind", "misc")}
+        if item.get("description"):
+            arguments["description"] = self._say(item["description"])
+        return "give_item", arguments
 
     def _next_round(self, position: Position, follows: str, verdict: bool) -> Round:
         book = adventure()
@@ -325,9 +346,15 @@ class SampleKeeper:
                 ("speak_as_npc", {"npc": opening["npc"], "direction": f"{_CALL}open"}),
                 "open:npc",
             )
-        if kind == "open":
+        if kind == "open" and rest == "npc":
             self._go("harbour")
-            return Round(self._say(book["opening"]["after"]))
+            opening = book["opening"]
+            quest = {
+                "name": self._say(opening["quest"]["name"]),
+                "description": self._say(opening["quest"]["description"]),
+            }
+            given = tuple(self._give(item, position.actor) for item in opening.get("items", []))
+            return Round(self._say(opening["after"]), ("set_quest", quest), "open:gear", given)
         if kind == "npc":
             npc_name, _, number = rest.rpartition(":")
             npc = book["npcs"][npc_name]
@@ -344,8 +371,8 @@ class SampleKeeper:
             action = book["places"][place]["actions"][int(number)]
             if action.get("check"):
                 said = self._say(action["success" if verdict else "failure"])
-                return self._outcome(action, said, success=verdict)
-            return self._outcome(action, "", success=True)
+                return self._outcome(position, action, said, success=verdict)
+            return self._outcome(position, action, "", success=True)
         return Round()  # after a handout or an ending's card: the turn is over
 
     # --- words -------------------------------------------------------------------------

@@ -10,65 +10,22 @@ kind the table is told about; a tool's name never leaves the server.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from base.i18n import Refusal
 from keeper import characters, game, lore, variables
 from keeper.dice import DiceError
-from keeper.kp import stage
+from keeper.kp import item_tools, stage
+from keeper.kp.tool_kinds import INT as _INT
+from keeper.kp.tool_kinds import TEXT as _TEXT
+from keeper.kp.tool_kinds import Tool, ToolContext, ToolOutcome
+from keeper.kp.tool_kinds import schema as _schema
 from keeper.models import Character, KeeperNote, LoreEntry, Story, TableSettings
 from keeper.rules.outcome import Outcome
+
+__all__ = ["Tool", "ToolContext", "ToolOutcome"]  # where the turn loop and the tests find them
 
 KEEPER_NAME = "Keeper"
 # The DC a d20 check gets when the model names none.
 DEFAULT_DC = 15
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    """Where a tool runs: the room, who started the turn, the room's language."""
-
-    room_id: int
-    actor_member_id: str
-    actor_name: str
-    locale: str
-
-
-@dataclass
-class ToolOutcome:
-    """What a tool did: `result` for the model; `events` (frame, keepers_only) for the
-    table; `keeper_notice` for the keepers' eyes only; `ui` frames the table is shown
-    after the narration (the Stage Director's)."""
-
-    result: str
-    events: list[tuple[dict, bool]] = field(default_factory=list)
-    keeper_notice: str = ""
-    ui: list[dict] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Tool:
-    name: str
-    activity: str  # reading | dice | cast | bookkeeping
-    description: str
-    parameters: dict
-    run: Callable[[dict, ToolContext], ToolOutcome] | None  # None: run by the turn loop (NPC voices)
-
-    def spec(self) -> dict:
-        """The OpenAI `tools` entry."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
-
-
-def _schema(required: list[str], **properties: dict) -> dict:
-    return {"type": "object", "properties": properties, "required": required}
-
-
-_TEXT = {"type": "string"}
-_INT = {"type": "integer"}
 
 
 def find_character(room_id: int, name: str) -> Character | None:
@@ -520,6 +477,7 @@ TOOLS: dict[str, Tool] = {
             _schema(["query"], query=_TEXT),
             _recall,
         ),
+        *item_tools.TOOLS,
     )
 }
 

@@ -142,6 +142,9 @@ async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCa
     else:
         context = tools.ToolContext(turn.room_id, turn.member_id, turn.name, turn.locale)
         outcome = await database_sync_to_async(tools.run)(call.name, arguments, context)
+        for frame, _ in outcome.events:
+            if frame.get("type") == "narrative" and not frame.get("id"):
+                frame["id"] = sink.new_id()  # a line of the story a tool told (an item given)
     if outcome.events:
         await sink.events(outcome.events)
     if outcome.keeper_notice:

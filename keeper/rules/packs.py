@@ -114,6 +114,8 @@ class Resource(BaseModel):
     id: str
     label: Localized
     max: str | int | None = None
+    # The value at which it is spent (HP 0): a SideQuest client is told when it gets there.
+    min: int = 0
 
 
 class Shown(BaseModel):
@@ -219,6 +221,8 @@ class Pack(BaseModel):
     id: str
     name: Localized
     make_char: str | None = None
+    # What a character's money is counted in (dollars for the 1920s, gold for D&D).
+    currency: Localized | None = None
     default_die: str
     check: Check
     difficulties: dict[str, list[str]] = {}

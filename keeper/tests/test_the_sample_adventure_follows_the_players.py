@@ -126,6 +126,9 @@ async def test_started_after_a_first_line_it_plays_to_the_lamp_ending(server, ro
         assert table.found("ending") == "light" and "sample adventure ends" in _keeper_text(end)
         cards = [b for f in end if f["type"] == "ui" for b in f["blocks"] if b["kind"] == "title_card"]
         assert cards and cards[0]["title"] == "The Light Returns"
+        assert [(q["name"], q["status"]) for q in table.state["quests"]] == [
+            ("The dark lighthouse", "completed")
+        ]
         assert table.beats >= 12, f"only {table.beats} player beats"
 
         after = await table.turn("Pat", "I look around the lamp room.")

@@ -46,6 +46,9 @@ from loreweaver.wire.sidequest_table import (
     dice_line,
     footnotes,
     guest_key,
+    inventory,
+    items_depleted,
+    items_gained,
     journal,
     last_lore_id,
     line_numbers,
@@ -53,6 +56,9 @@ from loreweaver.wire.sidequest_table import (
     media_link,
     message,
     party_member,
+    quest_log,
+    quests_completed,
+    resources_at_minimum,
     state_delta,
     unseen,
 )
@@ -97,6 +103,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         self.connect_sent = False  # a connect was handed to the session as its join
         self.name = ""
         self.state: dict | None = None
+        self.gained: list[dict] = []  # items gained since the last NARRATION_END told them
         self.scene = ""
         self.in_combat = False
         self.mine: str | None = None  # my action while its turn runs
@@ -197,7 +204,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self._send(message("SEAT_CONFIRMED", seat))
         elif isinstance(parsed, Unplayable):
             await self._narrate(say(self.session.locale, _UNPLAYABLE_NOTICE))
-            await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
+            await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
         # VOICE_SIGNAL: nothing this server keeps.
 
     async def _journal(self, request: JournalRequest) -> None:
@@ -270,7 +277,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         if word == "status":
             await self._send(message("CHARACTER_SHEET", character_sheet(character)))
         elif word == "inventory":
-            await self._send(message("INVENTORY", {"items": [], "gold": 0}))
+            await self._send(message("INVENTORY", inventory(character)))
         elif word == "map":
             await self._send(message("MAP_UPDATE", map_update(location)))
         elif word == "help":
@@ -413,8 +420,10 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         await self._narrate(text, notes, seq=await self._seq(frame))
 
     async def _on_state(self, state: dict) -> None:
-        first = self.state is None
+        first, before = self.state is None, self.state
         self.state = state
+        if before is not None:
+            await self._changes(before, state)
         if self.making is not None:
             await self._made(state)
         if first:
@@ -443,6 +452,27 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         # human keeper will narrate, or (after its `idle`) the Keeper's turn.
         if self.mine is not None and self.mine_seen and not self.keeper_turn:
             await self._end_turn()
+        elif self.gained and self.mine is None:
+            # Items came from someone else's turn (a gift, the Keeper): told at once.
+            await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
+
+    async def _changes(self, before: dict, after: dict) -> None:
+        """What the contract tells as events of their own, from two states in a row:
+        items used up, resources at their minimum, quests completed; and the items
+        gained, for the next `NARRATION_END`."""
+        mine, now = before.get("character") or {}, after.get("character") or {}
+        self.gained += items_gained(mine, now)
+        for depleted in items_depleted(mine, now):
+            await self._send(message("ITEM_DEPLETED", depleted))
+        for reached in resources_at_minimum(mine, now):
+            await self._send(message("RESOURCE_MIN_REACHED", reached))
+        for earned in quests_completed(before, after):
+            await self._send(message("ACHIEVEMENT_EARNED", earned))
+
+    def _delta(self) -> dict:
+        """The state delta for a `NARRATION_END`: it carries (and so clears) the items gained."""
+        gained, self.gained = self.gained, []
+        return state_delta(self.state, gained)
 
     async def _replay(self, held: list[dict]) -> None:
         """The join's replay, told as the live story was: a roll goes at the top of the
@@ -472,7 +502,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             initial = {
                 "characters": [character_state(state["character"])],
                 "location": (state.get("scene") or {}).get("name", ""),
-                "quests": {},
+                "quests": quest_log(state),
                 "turn_count": 0,
             }
             await self._send(message("SESSION_EVENT", {"event": "ready", "initial_state": initial}))
@@ -491,7 +521,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self._narrate("\n".join(self.rolls))
             self.rolls = []
         self.mine, self.mine_seen, self.keeper_turn, self.gm = None, False, False, False
-        await self._send(message("NARRATION_END", {"state_delta": state_delta(self.state)}))
+        await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
 
     async def _seq(self, frame: dict) -> int | None:
         """The line's number in the room's story, for the current client (which keeps

@@ -238,13 +238,40 @@ def character_state(character: dict) -> dict:
         "level": 1,
         "class": character.get("system", ""),
         "statuses": list(character.get("status_effects") or []),
-        "inventory": [],
+        "inventory": [item["name"] for item in _carried(character)],
     }
 
 
-def state_delta(state: dict | None) -> dict:
-    """The contract's state delta from a loreweaver `state`: where the party is, and
-    the viewer's own character."""
+def _carried(character: dict) -> list[dict]:
+    """The items a character has any of (one used up stays on the sheet at 0)."""
+    return [item for item in character.get("items") or [] if item.get("quantity", 0) > 0]
+
+
+def inventory(character: dict) -> dict:
+    """`INVENTORY` (and a party member's `inventory`): the character's items in the
+    contract's words, and their money as `gold` whatever the pack calls it."""
+    items = [
+        {
+            "name": item["name"],
+            "type": item.get("kind", "misc"),
+            "equipped": bool(item.get("equipped")),
+            "quantity": item.get("quantity", 0),
+            "description": item.get("description", ""),
+        }
+        for item in character.get("items") or []
+    ]
+    return {"items": items, "gold": int(character.get("money") or 0)}
+
+
+def quest_log(state: dict | None) -> dict[str, str]:
+    """The quests the viewer may see, name to status (the client merges them by name)."""
+    return {quest["name"]: quest["status"] for quest in (state or {}).get("quests") or []}
+
+
+def state_delta(state: dict | None, gained: list[dict] | None = None) -> dict:
+    """The contract's state delta from a loreweaver `state`: where the party is, the
+    viewer's own character, the quests they may see, and the items `gained` since the
+    delta that last carried them."""
     if not state:
         return {}
     delta: dict[str, Any] = {}
@@ -252,7 +279,68 @@ def state_delta(state: dict | None) -> dict:
         delta["location"] = state["scene"]["name"]
     if state.get("character"):
         delta["characters"] = [character_state(state["character"])]
+    if state.get("quests"):
+        delta["quests"] = quest_log(state)
+    if gained:
+        delta["items_gained"] = gained
     return delta
+
+
+# --- what changed between two states of one viewer -------------------------------
+
+
+def items_gained(before: dict, after: dict) -> list[dict]:
+    """Items the viewer's character has more of than before (`items_gained`)."""
+    had = {item["name"].lower(): item.get("quantity", 0) for item in before.get("items") or []}
+    return [
+        {
+            "name": item["name"],
+            "description": item.get("description", ""),
+            "category": item.get("kind", "misc"),
+        }
+        for item in _carried(after)
+        if item["quantity"] > had.get(item["name"].lower(), 0)
+    ]
+
+
+def items_depleted(before: dict, after: dict) -> list[dict]:
+    """`ITEM_DEPLETED` payloads: items whose quantity came down to zero."""
+    had = {item["name"].lower(): item.get("quantity", 0) for item in before.get("items") or []}
+    return [
+        {"item_name": item["name"], "remaining_before": had[item["name"].lower()]}
+        for item in after.get("items") or []
+        if item.get("quantity", 0) == 0 and had.get(item["name"].lower(), 0) > 0
+    ]
+
+
+def resources_at_minimum(before: dict, after: dict) -> list[dict]:
+    """`RESOURCE_MIN_REACHED` payloads: the character's resources (HP, sanity, any the
+    pack declares) that came down to their minimum. Only for the same character."""
+    if before.get("name") != after.get("name"):
+        return []
+    was = {resource["id"]: resource.get("value", 0) for resource in before.get("resources") or []}
+    reached = []
+    for resource in after.get("resources") or []:
+        least = resource.get("min", 0)
+        if resource.get("value", 0) <= least < was.get(resource["id"], least):
+            reached.append({"resource_name": resource.get("label") or resource["id"], "min_value": least})
+    return reached
+
+
+def quests_completed(before: dict, after: dict) -> list[dict]:
+    """`ACHIEVEMENT_EARNED` payloads: the quests the viewer sees that were completed."""
+    done_before = {name for name, status in quest_log(before).items() if status == "completed"}
+    return [
+        {
+            "achievement_id": f"quest:{quest['name']}",
+            "name": quest["name"],
+            "description": quest.get("description", ""),
+            "trope_id": "quest",
+            "trigger": "resolved",
+        }
+        for quest in after.get("quests") or []
+        if quest["status"] == "completed" and quest["name"] not in done_before
+    ]
 
 
 def dice_line(frame: dict) -> str:
@@ -292,7 +380,7 @@ def party_member(member: dict, state: dict | None, my_id: str, my_name: str, bac
             "backstory": backstory,
             "race": "",
         }
-        entry["inventory"] = {"items": [], "gold": 0}
+        entry["inventory"] = inventory(character)
     return entry
 
 
@@ -308,7 +396,7 @@ def character_sheet(character: dict) -> dict:
         "backstory": "",
         "personality": "",
         "pronouns": "",
-        "equipment": [],
+        "equipment": [item["name"] for item in _carried(character)],
     }
 
 
