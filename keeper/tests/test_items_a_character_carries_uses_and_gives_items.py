@@ -4,7 +4,7 @@ story, and reach each owner's `state` (its `character.items` and `character.mone
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import WsClient, system_answer
+from loreweaver.testing.clients import WsClient, connect, system_answer
 
 
 async def _told(client, line: str, answer: str) -> None:
@@ -26,11 +26,10 @@ def _items(character: dict) -> dict[str, dict]:
     return {item["name"]: item for item in character.get("items", [])}
 
 
-async def test_a_player_takes_uses_equips_and_gives_items_and_the_table_reads_each_change(server, room):
-    async with (
-        await WsClient.connect(server.ws_url) as alice,
-        await WsClient.connect(server.ws_url) as bob,
-    ):
+async def test_a_player_takes_uses_equips_and_gives_items_and_the_table_reads_each_change(
+    server, room, carrier
+):
+    async with await connect(carrier, server) as alice, await connect(carrier, server) as bob:
         await alice.join(server.env.mint(room, "Alice"))
         await bob.join(server.env.mint(room, "Bob"))
         await system_answer(alice, ".coc Alice")
@@ -50,6 +49,8 @@ async def test_a_player_takes_uses_equips_and_gives_items_and_the_table_reads_ea
         await _told(alice, ".inv add Brandy x2 | consumable", "Alice takes the Brandy x2.")
         await _told(alice, ".inv use brandy", "Alice uses the Brandy. (2 → 1)")
         mine = await _state_where(alice, lambda c: _items(c).get("Brandy", {}).get("quantity") == 1)
+        await alice.say(".inv use brandy")  # used up: it stays on the sheet at zero until dropped
+        await _state_where(alice, lambda c: _items(c).get("Brandy", {}).get("quantity") == 0)
 
         await _told(alice, ".inv equip lantern", "Alice equips the Lantern.")
         await _state_where(alice, lambda c: _items(c).get("Lantern", {}).get("equipped"))
