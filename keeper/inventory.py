@@ -199,6 +199,9 @@ def give(giver: Character, receiver: Character, name: str, quantity: int = 1) ->
     if giver.pk == receiver.pk:
         raise ItemError(_("{who} already has it."), who=giver.name)
     with transaction.atomic():
+        # Both rows locked in one order first: two gifts crossing each other (A to B while
+        # B gives to A) would otherwise each hold one row and wait for the other.
+        list(Character.objects.select_for_update().filter(pk__in=[giver.pk, receiver.pk]).order_by("pk"))
         was, taken = take(giver, name, quantity)
         if not taken:
             raise ItemError(_("{who} has no {item} left."), who=giver.name, item=was["name"])

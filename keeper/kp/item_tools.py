@@ -29,7 +29,7 @@ def _character(context: ToolContext, arguments: dict) -> Character | None:
     name = " ".join(str(arguments.get("character") or "").split())
     if not name:
         return None
-    found = Character.objects.filter(room_id=context.room_id, active=True, name__iexact=name).first()
+    found = inventory.character_named(context.room_id, name)
     return found or Character.objects.filter(room_id=context.room_id, name__iexact=name).first()
 
 

@@ -289,9 +289,14 @@ def state_delta(state: dict | None, gained: list[dict] | None = None) -> dict:
 # --- what changed between two states of one viewer -------------------------------
 
 
+def _quantities(character: dict) -> dict[str, int]:
+    """How many of each item (by lower-case name) a character's frame shows."""
+    return {item["name"].lower(): item.get("quantity", 0) for item in character.get("items") or []}
+
+
 def items_gained(before: dict, after: dict) -> list[dict]:
     """Items the viewer's character has more of than before (`items_gained`)."""
-    had = {item["name"].lower(): item.get("quantity", 0) for item in before.get("items") or []}
+    had = _quantities(before)
     return [
         {
             "name": item["name"],
@@ -305,7 +310,7 @@ def items_gained(before: dict, after: dict) -> list[dict]:
 
 def items_depleted(before: dict, after: dict) -> list[dict]:
     """`ITEM_DEPLETED` payloads: items whose quantity came down to zero."""
-    had = {item["name"].lower(): item.get("quantity", 0) for item in before.get("items") or []}
+    had = _quantities(before)
     return [
         {"item_name": item["name"], "remaining_before": had[item["name"].lower()]}
         for item in after.get("items") or []
