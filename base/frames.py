@@ -81,12 +81,13 @@ def welcome(
     }
 
 
-def presence(members: list[tuple[str, str]]) -> dict:
-    """Who is online: (member id, name) per member."""
+def presence(players: list[dict]) -> dict:
+    """Who is online: one entry per member, each with at least `id` and `name` (and the
+    additive fields docs/decisions.md lists)."""
     return {
         "type": "presence",
-        "players": [{"id": member_id, "name": name, "online": True} for member_id, name in members],
-        "online": len(members),
+        "players": [{"id": p["id"], "name": p["name"], "online": True, **p} for p in players],
+        "online": len(players),
     }
 
 

@@ -414,14 +414,15 @@ class OnlineReads:
     def __init__(self) -> None:
         self._reads: OrderedDict[tuple[int, str], asyncio.Task] = OrderedDict()
 
-    async def read(self, room_id: int, refresh: str | None) -> list[coordination.Member]:
-        """The room's online members as of `refresh` (fresh when None)."""
+    async def read(self, room_id: int, refresh: str | None) -> list[tuple[coordination.Member, list[str]]]:
+        """The room's online members as of `refresh` (fresh when None), each with the
+        carriers it is connected by."""
         if refresh is None:
-            return await coordination.shared().online_members(room_id)
+            return await coordination.shared().online_carriers(room_id)
         key = (room_id, refresh)
         task = self._reads.get(key)
         if task is None:
-            task = asyncio.ensure_future(coordination.shared().online_members(room_id))
+            task = asyncio.ensure_future(coordination.shared().online_carriers(room_id))
             self._reads[key] = task
             while len(self._reads) > self.KEEP:
                 self._reads.popitem(last=False)
@@ -429,3 +430,21 @@ class OnlineReads:
 
 
 online_reads = OnlineReads()
+
+
+def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: list[dict]) -> dict:
+    """The `presence` frame for `online` (as `OnlineReads` reads it) in a room whose
+    active characters are `sheets` (`keeper.state.RoomRead.sheets`).
+
+    Beside the protocol's id and name, each entry carries the member's role, the
+    carriers it is connected by and its active character, which every member sees in
+    the party anyway (additive fields, docs/decisions.md).
+    """
+    characters = {sheet["owner"]: sheet["entry"]["name"] for sheet in sheets}
+    players = []
+    for member, carriers in online:
+        entry = {"id": member.member_id, "name": member.name, "role": member.role, "carriers": carriers}
+        if member.member_id in characters:
+            entry["character"] = characters[member.member_id]
+        players.append(entry)
+    return frames.presence(players)

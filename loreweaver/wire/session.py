@@ -107,12 +107,12 @@ class SessionCore:
         self.inputs = handlers.MemberInputs(self)
         self._media: media_channel.MediaRequests | None = None
         self._delivered = DeliveredRows()
-        # The newest snapshot of the room this connection has seen, and who is online:
-        # each `state` it sends is projected from them.
+        # The newest snapshot of the room seen, and who is online (with carriers): each
+        # `state` and `presence` sent is projected from them, the last presence kept.
         self._snapshot: hub.Snapshot | None = None
-        self._online: list[coordination.Member] = []
-        # The room's panels for each role, and the ids of this viewer's own (the panels
-        # a `panel_intent` may name).
+        self._online: list[tuple[coordination.Member, list[str]]] = []
+        self._presence_sent: dict | None = None
+        # The room's panels for each role, and this viewer's own (a `panel_intent` names one).
         self._manifests: dict[str, list[dict]] = {"player": [], "keeper": []}
         self.panel_ids: frozenset[str] = frozenset()
         self.pack_hashes: frozenset[str] = frozenset()  # the pack files those panels name
@@ -398,7 +398,7 @@ class SessionCore:
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         await self._read_room_now(seat)
-        self.send(self._presence(self._online))
+        self._send_presence()
         await hub.publish_presence_changed(seat.room_id, except_connection=self.connection_id)
         actor = await coordination.shared().busy_actor(seat.room_id)
         if actor:
@@ -489,6 +489,7 @@ class SessionCore:
                 self._send_presence_and_state(seat)
         elif kind == "room.state":
             self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
+            self._send_presence(only_if_changed=True)  # the roster names each member's character
             state = self._state(seat)
             if message.get("reset"):
                 state["reset"] = True  # the client also clears its scrollback
@@ -527,7 +528,7 @@ class SessionCore:
         self.send(frames.ui_manifest(panels))
 
     def _send_presence_and_state(self, seat: Seat) -> None:
-        self.send(self._presence(self._online))
+        self._send_presence()
         self.send(self._state(seat))
 
     async def _read_room_now(self, seat: Seat) -> None:
@@ -585,12 +586,15 @@ class SessionCore:
         named = message.get("member_id")
         return seat.is_keeper or (bool(named) and named == seat.member.member_id)
 
-    @staticmethod
-    def _presence(online: list[coordination.Member]) -> dict:
-        return frames.presence([(m.member_id, m.name) for m in online])
+    def _send_presence(self, *, only_if_changed: bool = False) -> None:
+        sheets = self._snapshot[1].sheets if self._snapshot is not None else []
+        presence = hub.presence_frame(self._online, sheets)
+        if not (only_if_changed and presence == self._presence_sent):
+            self._presence_sent = presence
+            self.send(presence)
 
     def _state(self, seat: Seat) -> dict:
         assert self._snapshot is not None, "a joined connection has read its room"
         viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
-        online = [(m.member_id, m.name) for m in self._online]
+        online = [(m.member_id, m.name) for m, _carriers in self._online]
         return build_state(room=self._snapshot[1], viewer=viewer, online=online)

@@ -147,7 +147,7 @@ def test_names_words_and_markdown_read_as_written(limited, page, room):
     _shoot(page, "words")
 
 
-def test_everyone_sees_who_is_at_the_table_and_who_comes_and_goes(limited, browser, room):
+def test_everyone_sees_who_is_at_the_table_as_whom_and_who_comes_and_goes(limited, browser, room):
     base = limited.ws_url.replace("ws://", "http://")
     kay = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     kay.set_default_timeout(TIMEOUT)
@@ -159,6 +159,14 @@ def test_everyone_sees_who_is_at_the_table_and_who_comes_and_goes(limited, brows
     kay.locator("#story li.presence").filter(has_text="Pip_the_*quick* joined the table.").wait_for()
     assert sorted(kay.locator("#online li bdi").all_inner_texts()) == ["Kay", "Pip_the_*quick*"]
     assert pip.locator("#story li.presence").count() == 0, "the roll call at a join is not news"
+    pip.fill("#say", ".coc Mara")
+    pip.press("#say", "Enter")
+    pips_entry = kay.locator("#online li").filter(has_text="Pip_the_*quick*")
+    pips_entry.locator(".who").filter(has_text="Mara").wait_for()
+    assert pips_entry.locator(".who").inner_text() == "player · Mara · WebSocket"
+    assert (
+        kay.locator("#online li").filter(has_text="Kay").locator(".who").inner_text() == "keeper · WebSocket"
+    )
     _shoot(kay, "online")
     pip.click("#leave")
     kay.locator("#story li.presence").filter(has_text="Pip_the_*quick* left the table.").wait_for()

@@ -106,3 +106,30 @@ def test_the_model_page_names_the_offline_keeper(seat):
         "() => document.querySelector('form.model input')?.value === 'sample-adventure'"
         " && document.querySelector('form.model select').value === 'offline'"
     )
+
+
+# What each keeper screen shows once its list has arrived, in each language.
+SCREEN_CONTENT = {
+    "invites": ("#keeper-body .keys li", {"en": "keeper", "zh": "守秘人"}),
+    "model": ("#keeper-models option[value=sample-keeper]", {"en": "", "zh": ""}),
+    "backups": ("#keeper-body .backups li", {"en": "No backup", "zh": "还没有备份"}),
+    "skills": ("#keeper-body .skills li", {"en": "Clue trail", "zh": "线索链"}),
+    "rules": (
+        "#keeper-body li",
+        {"en": "coc7 (built in) · .coc makes a character", "zh": "coc7 (内置) · 用 .coc 创建角色"},
+    ),
+    "panels": ("#keeper-body .packs li", {"en": "Harbour clues", "zh": "港口线索"}),
+    "audio": ("#keeper-body .hint", {"en": "No sounds in this room yet", "zh": "本房间还没有声音"}),
+}
+
+
+def test_every_keeper_screen_opens_on_its_own_content_in_the_keepers_language(seat):
+    page, language = seat
+    dialog = page.locator("#keeper-screens")
+    for screen, (selector, text) in SCREEN_CONTENT.items():
+        dialog.locator(f"[data-screen={screen}]").click()
+        assert dialog.locator(f"[data-screen={screen}]").get_attribute("aria-selected") == "true"
+        page.locator(selector).filter(has_text=text[language]).first.wait_for(state="attached")
+        body = page.locator("#keeper-body").inner_text()
+        assert "undefined" not in body and "[object" not in body, f"{screen} shows a script's leftovers"
+        _shoot(page, f"screen-{screen}", language)

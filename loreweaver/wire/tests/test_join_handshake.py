@@ -20,7 +20,8 @@ async def test_a_good_key_gets_welcome_then_presence_state_and_an_empty_manifest
     assert {"media", "audio"} <= set(welcome["features"])
     assert "update" not in welcome["features"]  # no update command configured
     assert types[1] == "presence"
-    assert frames[1]["players"] == [{"id": welcome["you"]["id"], "name": "Ann", "online": True}]
+    ann = {"id": welcome["you"]["id"], "name": "Ann", "online": True, "role": "keeper", "carriers": [carrier]}
+    assert frames[1]["players"] == [ann]
     assert types[-2:] == ["state", "ui_manifest"]
     assert frames[-1]["panels"] == []
     state = frames[-2]

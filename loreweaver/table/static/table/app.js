@@ -10,6 +10,7 @@ import { currentLocale, pick, setLocale, t } from "./i18n.js";
 import { KeeperScreens } from "./keeper.js";
 import { MediaChannel } from "./media.js";
 import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
+import { belongings, questItems } from "./sheet.js";
 
 const PROTOCOL = document.body.dataset.protocol;
 // The seat (key and language) survives a reload of this tab, and nothing else: it is
@@ -204,6 +205,7 @@ function avatarImage(avatar, name) {
 }
 
 function onState(frame) {
+  if (frame.systems) table.systems = frame.systems; // the rules screen says how to make a character
   if (frame.reset) { $("story").replaceChildren(); table.seen.clear(); }
   const body = $("character-body");
   body.replaceChildren();
@@ -226,6 +228,7 @@ function onState(frame) {
       effects.textContent = character.status_effects.join(", ");
       body.append(effects);
     }
+    body.append(...belongings(character));
   } else {
     const none = document.createElement("p");
     none.textContent = t("no-character");
@@ -243,6 +246,10 @@ function onState(frame) {
     item.append(name, (member.active ? ` (${t("you")})` : "") + (member.ai ? " ⚙" : ""));
     party.append(item);
   }
+
+  const quests = frame.quests ?? [];
+  $("quests-section").hidden = quests.length === 0;
+  $("quests").replaceChildren(...questItems(quests));
 
   const initiative = frame.initiative ?? [];
   $("initiative-section").hidden = initiative.length === 0;
@@ -335,23 +342,46 @@ function notice(text) {
 // The members online now, and a line in the story when someone comes or goes (not for
 // the roll call a join brings, nor for oneself).
 function onPresence(frame) {
-  const here = new Map((frame.players ?? []).filter((p) => p.online !== false).map((p) => [p.id, p.name]));
+  const players = (frame.players ?? []).filter((p) => p.online !== false);
+  const here = new Map(players.map((p) => [p.id, p.name]));
   if (table.present) {
     for (const [id, name] of here) if (!table.present.has(id) && id !== table.you?.id) append(notice(t("joined", { name })));
     for (const [id, name] of table.present) if (!here.has(id) && id !== table.you?.id) append(notice(t("left", { name })));
   }
   table.present = here;
-  $("online").replaceChildren(
-    ...[...here].map(([id, name]) => {
-      const item = document.createElement("li");
-      item.className = "online";
-      const label = document.createElement("bdi"); // a name in any script reads on its own
-      label.textContent = name;
-      item.append(avatarImage(null, name), label, id === table.you?.id ? ` (${t("you")})` : "");
-      return item;
-    }),
-  );
+  $("online").replaceChildren(...players.map(onlineEntry));
 }
+
+// One member at the table: name, then role, character and how they are connected (the
+// server's additive presence fields; an older server sends names only).
+function onlineEntry(player) {
+  const item = document.createElement("li");
+  item.className = "online";
+  const label = document.createElement("bdi"); // a name in any script reads on its own
+  label.textContent = player.name;
+  const nameLine = document.createElement("span");
+  nameLine.append(label, player.id === table.you?.id ? ` (${t("you")})` : "");
+  const member = document.createElement("span");
+  member.className = "member";
+  member.append(nameLine);
+  item.append(avatarImage(null, player.name), member);
+  const details = document.createElement("span");
+  details.className = "who";
+  const parts = [];
+  if (player.role) parts.push(t(player.role === "keeper" ? "role-keeper" : "role-player"));
+  if (player.character) {
+    const character = document.createElement("bdi");
+    character.textContent = player.character;
+    parts.push(character);
+  }
+  if (player.carriers?.length) parts.push(player.carriers.map((c) => CARRIER_NAMES[c] ?? c).join(", "));
+  parts.forEach((part, i) => details.append(i ? " · " : "", part));
+  if (parts.length) member.append(details);
+  return item;
+}
+
+// How a member is connected, by the label the server gives each carrier.
+const CARRIER_NAMES = { ws: "WebSocket", iroh: "Iroh", sidequest: "SideQuest" };
 
 // --- media --------------------------------------------------------------------------
 
@@ -576,7 +606,7 @@ function start() {
   }
   table.media = new MediaChannel(() => table.socket, () => append(systemLine({ text: t("bad-hash"), level: "warn" })));
   table.audio = new AudioDesk($("audio-layers"), $("audio-unlock"), table.media);
-  table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room, key: () => table.key });
+  table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room, key: () => table.key, systems: () => table.systems ?? [] });
   $("open-keeper").addEventListener("click", () => table.keeper.open());
 
   $("join-language").addEventListener("change", (event) => setLocale(event.target.value));

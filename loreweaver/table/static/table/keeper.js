@@ -14,6 +14,11 @@ function node(tag, attributes = {}, ...children) {
   return element;
 }
 
+// A key's role in the page's language ("player", "keeper" on the wire).
+function roleWord(role) {
+  return t(role === "keeper" ? "role-keeper" : "role-player");
+}
+
 function labelled(text, input) {
   const id = `k-${Math.random().toString(36).slice(2, 9)}`;
   input.id = id;
@@ -23,11 +28,12 @@ function labelled(text, input) {
 export class KeeperScreens {
   /** `send(frame)` sends a frame; `say(text)` sends a line as typed; `key()` is the
    * seat's access key, for the lists the screens read over HTTP (`/table/…`). */
-  constructor({ send, say, room, key }) {
+  constructor({ send, say, room, key, systems }) {
     this.send = send;
     this.say = say;
     this.room = room;
     this.key = key;
+    this.systems = systems; // the rule systems the latest state named, with their make-character words
     this.audio = new Map(); // hash -> audio library item
     this.dialog = document.getElementById("keeper-screens");
     this.body = document.getElementById("keeper-body");
@@ -98,11 +104,11 @@ export class KeeperScreens {
           // A deleted key is gone for good, and its holder is closed at once: ask first.
           if (confirm(t("delete-key-confirm", { name: key.name }))) this.send({ type: "admin_delete_key", id: key.id });
         } } }),
-        node("span", { text: ` ${key.role}` }),
+        node("span", { text: ` ${roleWord(key.role)}` }),
       );
     });
     const newName = node("input", { maxlength: "64" });
-    const newRole = node("select", {}, node("option", { value: "player", text: "player" }), node("option", { value: "keeper", text: "keeper" }));
+    const newRole = node("select", {}, node("option", { value: "player", text: roleWord("player") }), node("option", { value: "keeper", text: roleWord("keeper") }));
     const form = node("form", { class: "mint", on: { submit: (event) => {
       event.preventDefault();
       this.send({ type: "admin_mint_key", name: newName.value.trim(), role: newRole.value });
@@ -118,7 +124,7 @@ export class KeeperScreens {
         try { await navigator.clipboard.writeText(link); this.status.textContent = t("copied"); } catch { document.execCommand?.("copy"); }
       } } });
       this.body.append(node("div", { class: "minted", role: "status" },
-        node("p", { text: t("minted", { name: frame.minted.name, role: frame.minted.role }) }), field, copy));
+        node("p", { text: t("minted", { name: frame.minted.name, role: roleWord(frame.minted.role) }) }), field, copy));
     }
   }
 
@@ -163,8 +169,11 @@ export class KeeperScreens {
   }
 
   rules(frame) {
-    this.body.replaceChildren(node("ul", {}, ...frame.systems.map((system) =>
-      node("li", { text: `${system.id}${system.built_in ? ` (${t("built-in")})` : ""}` }))));
+    const words = new Map(this.systems().map((system) => [system.id, system.make_char]));
+    this.body.replaceChildren(node("ul", {}, ...frame.systems.map((system) => {
+      const made = words.get(system.id) ? ` · ${t("make-char", { word: `.${words.get(system.id)}` })}` : "";
+      return node("li", { text: `${system.id}${system.built_in ? ` (${t("built-in")})` : ""}${made}` });
+    })));
   }
 
   // A list the protocol's admin frames do not carry, read with the seat's key.
@@ -228,6 +237,7 @@ export class KeeperScreens {
         node("button", { type: "button", text: `${t("sfx")} ▶`, on: { click: () => this.say(`.sfx ${item.hash.slice(0, 12)}`) } }));
     });
     const stops = ["bgm", "ambience"].map((layer) => node("button", { type: "button", text: `${t(layer)} ■`, on: { click: () => this.say(`.${layer} stop`) } }));
-    this.body.replaceChildren(node("ul", { class: "desk" }, ...rows), node("p", {}, ...stops));
+    const empty = rows.length ? [] : [node("p", { class: "hint", text: t("desk-empty") })];
+    this.body.replaceChildren(...empty, node("ul", { class: "desk" }, ...rows), node("p", {}, ...stops));
   }
 }
