@@ -1,118 +1,307 @@
-"""Typed readers for environment variables.
+"""The environment this server reads, described as pydantic-settings classes.
 
-Every setting of this project comes from the environment. A bad value stops the
-process at start with a message that names the variable, so an operator never has
-to guess which of twenty settings was wrong.
+Every setting of this project comes from the environment; `loreweaver/settings.py`
+reads these classes once at start. A bad value stops the process with a message that
+names the variable and what it expected, so an operator never has to guess which of
+twenty settings was wrong.
+
+The names follow the reference server's: `TRPG_` and a group joined by `__`
+(`TRPG_TUI__JOIN_TIMEOUT` is `TableEnv().tui.join_timeout`). The readers keep the
+rules the hand-written ones had: spaces around a value are dropped, a blank number,
+choice or directory means its default, a blank switch is off, a blank list is empty,
+choices are compared lower-case.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
-from collections.abc import Iterable
 from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def _raw(name: str) -> str | None:
-    value = os.environ.get(name)
-    return None if value is None else value.strip()
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError
+from pydantic_core import PydanticUseDefault
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 
-def env_str(name: str, default: str = "") -> str:
-    """Return the variable as text, or `default` when it is unset."""
-    value = _raw(name)
-    return default if value is None else value
+def _strip(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
 
 
-def env_bool(name: str, default: bool = False) -> bool:
-    """Return the variable as a boolean (1/0, true/false, yes/no, on/off)."""
-    value = _raw(name)
-    if value is None:
-        return default
-    lowered = value.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean; use 1/0, true/false, on/off.")
-
-
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    """Return the variable as an integer, refusing values below `minimum`."""
-    value = _raw(name)
-    if value is None or value == "":
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
-    if minimum is not None and number < minimum:
-        raise ImproperlyConfigured(f"{name}={number} is below the minimum of {minimum}.")
-    return number
-
-
-def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    """Return the variable as a number of seconds (or any float), refusing values below `minimum`."""
-    value = _raw(name)
-    if value is None or value == "":
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
-    if number != number or (minimum is not None and number < minimum):  # NaN or too small
-        raise ImproperlyConfigured(f"{name}={value!r} must be a number of at least {minimum}.")
-    return number
-
-
-def env_choice(name: str, default: str, choices: Iterable[str]) -> str:
-    """Return the variable, which must be one of `choices` (compared lower-case)."""
-    allowed = tuple(choices)
-    value = _raw(name)
-    if value is None or value == "":
-        return default
-    lowered = value.lower()
-    if lowered not in allowed:
-        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(allowed)}.")
-    return lowered
-
-
-def env_list(name: str, default: Iterable[str] = ()) -> list[str]:
-    """Return a comma-separated variable as a list of non-empty items."""
-    value = _raw(name)
-    if value is None:
-        return list(default)
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-def env_url(name: str, schemes: Iterable[str]) -> str:
-    """Return a URL variable (empty when unset) whose scheme must be one of `schemes`."""
-    value = env_str(name)
-    if not value:
-        return ""
-    allowed = tuple(schemes)
-    scheme = value.split("://", 1)[0].lower() if "://" in value else ""
-    if scheme not in allowed:
-        raise ImproperlyConfigured(
-            f"{name} must be a URL starting with {' or '.join(s + '://' for s in allowed)}; "
-            f"got {value.split('://', 1)[0]!r}."
-        )
+def _blank_is_default(value: Any) -> Any:
+    value = _strip(value)
+    if value == "":
+        raise PydanticUseDefault()
     return value
 
 
-def env_dir(name: str, default: Path) -> Path:
-    """Return a directory path (created if missing), refusing one that cannot be made."""
-    value = _raw(name)
-    path = Path(value).expanduser() if value else default
-    path = path.resolve()
+def _switch(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError("is not a switch; use 1/0, true/false, yes/no or on/off")
+
+
+def _choice(value: Any) -> Any:
+    return _blank_is_default(value).lower() if isinstance(value, str) else value
+
+
+def _items(value: Any) -> Any:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _url(*schemes: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if value and ("://" not in value or value.split("://", 1)[0].lower() not in schemes):
+            raise ValueError(f"must be a URL starting with {' or '.join(s + '://' for s in schemes)}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _networks(values: list[str]) -> list[str]:
+    for value in values:
+        try:
+            ipaddress.ip_network(value, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"names {value!r}, which is not an address or a network (e.g. 10.0.0.5 or 10.0.0.0/8)"
+            ) from None
+    return values
+
+
+# The kinds of value a variable holds; each says how a blank one reads.
+Text = Annotated[str, BeforeValidator(_strip)]
+Lower = Annotated[str, BeforeValidator(lambda value: _strip(value).lower())]
+Flag = Annotated[bool, BeforeValidator(_switch)]
+Whole = Annotated[int, BeforeValidator(_blank_is_default)]
+Number = Annotated[float, BeforeValidator(_blank_is_default)]
+Items = Annotated[list[str], NoDecode, BeforeValidator(_items)]
+Directory = Annotated[Path | None, BeforeValidator(_blank_is_default)]
+HttpUrl = Annotated[str, BeforeValidator(_strip), _url("http", "https")]
+
+T = TypeVar("T", bound=BaseSettings)
+
+
+class _Env(BaseSettings):
+    """What every reader shares: the environment only (no .env file), names in any case."""
+
+    model_config = SettingsConfigDict(env_nested_delimiter="__", extra="ignore", validate_default=False)
+
+
+class HostEnv(_Env):
+    """The hosted profile's services: the database, Redis and where files go."""
+
+    database_url: Annotated[str, BeforeValidator(_strip), _url("postgres", "postgresql", "sqlite")] = ""
+    redis_url: Annotated[str, BeforeValidator(_strip), _url("redis", "rediss", "unix")] = ""
+    media_storage: Annotated[Literal["filesystem", "s3"], BeforeValidator(_choice)] = "filesystem"
+
+
+class DjangoEnv(_Env):
+    """Django's own: `DJANGO_SECRET_KEY`, `DJANGO_DEBUG` and the host names."""
+
+    model_config = SettingsConfigDict(env_prefix="DJANGO_")
+
+    secret_key: Text = ""
+    debug: Flag = False
+    allowed_hosts: Items = ["*"]
+    csrf_trusted_origins: Items = []
+
+
+class S3Env(_Env):
+    """The S3 bucket files go to when `MEDIA_STORAGE=s3` (the usual `AWS_*` names)."""
+
+    model_config = SettingsConfigDict(env_prefix="AWS_")
+
+    storage_bucket_name: Text = ""
+    s3_endpoint_url: HttpUrl = ""
+    s3_region_name: Text = "us-east-1"
+    access_key_id: Text = ""
+    secret_access_key: Text = ""
+    s3_addressing_style: Annotated[Literal["path", "virtual"], BeforeValidator(_choice)] = "path"
+
+
+class AdminEnv(BaseModel):
+    """`TRPG_ADMIN__*`: the admin login's lockout."""
+
+    login_failures: Annotated[Whole, Field(ge=1)] = 5
+    lockout_minutes: Annotated[Whole, Field(ge=1)] = 15
+
+
+class TuiEnv(BaseModel):
+    """`TRPG_TUI__*`: connections, joins and the self-update command."""
+
+    join_timeout: Annotated[Number, Field(ge=0.05)] = 10.0
+    max_connections: Annotated[Whole, Field(ge=1)] = 200
+    # None: three quarters of max_connections (loreweaver/settings.py).
+    handshake_connections: Annotated[Whole | None, Field(ge=1)] = None
+    handshakes_per_address: Annotated[Whole, Field(ge=1)] = 64
+    update_command: Text = ""
+    send_queue: Annotated[Whole, Field(ge=16)] = 1000
+    send_buffer_bytes: Annotated[Whole, Field(ge=65536)] = 4 * 1024 * 1024
+
+
+class RateEnv(BaseModel):
+    """`TRPG_RATE__*`: the input token buckets and wrong keys."""
+
+    burst: Annotated[Whole, Field(ge=1)] = 5
+    refill_seconds: Annotated[Number, Field(ge=0.0)] = 2.0
+    bad_keys_free: Annotated[Whole, Field(ge=0)] = 5
+
+
+class ReplayEnv(BaseModel):
+    """`TRPG_REPLAY__*`: what a join replays."""
+
+    entries: Annotated[Whole, Field(ge=1)] = 30
+
+
+class PacksEnv(BaseModel):
+    """`TRPG_PACKS__*`: the packs that ship with the server."""
+
+    bundled: Flag = True
+
+
+class HooksEnv(BaseModel):
+    """`TRPG_HOOKS__*`: each event hook's sandbox."""
+
+    memory_mb: Annotated[Whole, Field(ge=4)] = 64
+    time_limit: Annotated[Number, Field(ge=0.01)] = 0.5
+
+
+class IrohEnv(BaseModel):
+    """`TRPG_IROH__*`: the Iroh endpoint and its sidecar's health port."""
+
+    relay: Annotated[Literal["on", "off"], BeforeValidator(_choice)] = "on"
+    bind: Text = ""
+    health_bind: Text = ""
+
+
+_MIB = 1024 * 1024
+
+
+class MediaEnv(BaseModel):
+    """`TRPG_MEDIA__*`: bytes per file and per room, uploads per member and minute."""
+
+    image_max_bytes: Annotated[Whole, Field(ge=1)] = 8 * _MIB
+    image_room_bytes: Annotated[Whole, Field(ge=1)] = 512 * _MIB
+    audio_max_bytes: Annotated[Whole, Field(ge=1)] = 128 * _MIB
+    audio_room_bytes: Annotated[Whole, Field(ge=1)] = 2048 * _MIB
+    uploads_per_minute: Annotated[Whole, Field(ge=1)] = 10
+
+
+class LlmEnv(BaseModel):
+    """`TRPG_LLM__*`: the AI Keeper's model provider."""
+
+    provider: Lower = ""
+    api_key: Text = ""
+    base_url: HttpUrl = ""
+    chat_model: Text = ""
+    allowed_endpoints: Items = []
+    context_window: Annotated[Whole, Field(ge=1024)] = 128000
+    embedding_model: Text = ""
+    timeout: Annotated[Number, Field(ge=1.0)] = 120.0
+    retries: Annotated[Whole, Field(ge=0)] = 2
+    max_rounds: Annotated[Whole, Field(ge=1)] = 8
+
+
+class SideQuestEnv(BaseModel):
+    """`TRPG_SIDEQUEST__*`: which SideQuest client generation is served."""
+
+    client: Annotated[Literal["contract", "current"], BeforeValidator(_choice)] = "contract"
+    players_start_games: Flag = False
+
+
+class OfflineEnv(BaseModel):
+    """`TRPG_OFFLINE__*`: the offline and sample Keepers' pace."""
+
+    stream_pause: Annotated[Number, Field(ge=0.0)] = 0.01
+
+
+class ImagegenEnv(BaseModel):
+    """`TRPG_IMAGEGEN__*`: the image endpoint for portraits and scenes."""
+
+    provider: Lower = ""
+    base_url: HttpUrl = ""
+    model: Text = ""
+    api_key: Text = ""
+    size: Annotated[str, BeforeValidator(_blank_is_default)] = "1024x1024"
+
+
+class TableEnv(_Env):
+    """Every `TRPG_*` variable: the table's own settings."""
+
+    model_config = SettingsConfigDict(env_prefix="TRPG_")
+
+    data_dir: Directory = None
+    db_conn_max_age: Annotated[Whole, Field(ge=0)] = 600
+    redis_prefix: Text = "lw"
+    behind_tls_proxy: Flag = False
+    metrics_token: Text = ""
+    # Empty: loopback and the private networks behind the TLS proxy, else none.
+    trusted_proxies: Annotated[Items, AfterValidator(_networks)] = []
+    locale: Annotated[Literal["en", "zh"], BeforeValidator(_choice)] = "en"
+    allow_remote_update: Flag = False
+    tui_keys: Text = ""
+    shutdown_grace: Annotated[Number, Field(ge=0.0)] = 20.0
+    packs_dir: Directory = None
+    skills_dir: Directory = None
+    output_wordlist: Text = ""
+    log_format: Annotated[Literal["plain", "json"], BeforeValidator(_choice)] = "plain"
+    log_level: Annotated[str, BeforeValidator(lambda value: _strip(value).upper())] = "INFO"
+    admin: AdminEnv = AdminEnv()
+    tui: TuiEnv = TuiEnv()
+    rate: RateEnv = RateEnv()
+    replay: ReplayEnv = ReplayEnv()
+    packs: PacksEnv = PacksEnv()
+    hooks: HooksEnv = HooksEnv()
+    iroh: IrohEnv = IrohEnv()
+    media: MediaEnv = MediaEnv()
+    llm: LlmEnv = LlmEnv()
+    sidequest: SideQuestEnv = SideQuestEnv()
+    offline: OfflineEnv = OfflineEnv()
+    imagegen: ImagegenEnv = ImagegenEnv()
+
+
+def _variable(kind: type[BaseSettings], location: tuple[int | str, ...]) -> str:
+    """The variable a validation error's location stands for (`TRPG_` + `tui__join_timeout`)."""
+    path = "__".join(str(part) for part in location if isinstance(part, str))
+    return (kind.model_config.get("env_prefix", "") + path).upper()
+
+
+def read_env(kind: type[T]) -> T:
+    """Read one class of settings from the environment, or stop naming the bad variable.
+
+    The message says what the variable holds and what it should be, as in
+    `TRPG_LOCALE='fr' should be 'en' or 'zh'`.
+    """
+    try:
+        return kind()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            variable = _variable(kind, error["loc"])
+            raw = os.environ.get(variable, error["input"])
+            expected = error["msg"].removeprefix("Value error, ").removeprefix("Input ")
+            problems.append(f"{variable}={raw!r} {expected}")
+        raise ImproperlyConfigured("; ".join(problems) + ".") from None
+    except SettingsError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
+
+
+def writable_dir(variable: str, path: Path) -> Path:
+    """The directory `path` (named by `variable`), created if missing; refuses one that cannot be made."""
+    path = path.expanduser().resolve()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ImproperlyConfigured(f"{name}={str(path)!r} cannot be created: {exc.strerror}.") from None
+        raise ImproperlyConfigured(f"{variable}={str(path)!r} cannot be created: {exc.strerror}.") from None
     if not os.access(path, os.W_OK):
-        raise ImproperlyConfigured(f"{name}={str(path)!r} is not writable.")
+        raise ImproperlyConfigured(f"{variable}={str(path)!r} is not writable.")
     return path

@@ -16,7 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from keeper.dice import DiceError, Roller, roll_expression
-from keeper.rules.coc7 import grade, roll_d100
+from keeper.dice.percentile import roll_d100
+from keeper.rules.coc7 import grade
 
 
 def rate(work: Callable[[], object], seconds: float) -> float:

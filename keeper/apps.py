@@ -8,7 +8,9 @@ class KeeperConfig(AppConfig):
     name = "keeper"
 
     def ready(self) -> None:
-        # Commands register themselves with the router when their module is imported.
+        # Commands register themselves with the router when their module is imported;
+        # they use the models, which exist only once every app is loaded (Django calls
+        # ready() then), so they are imported here rather than at the top.
         from keeper import (  # noqa: F401
             audio_commands,
             dice_commands,

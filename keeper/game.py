@@ -23,6 +23,8 @@ from base.i18n import Refusal, _
 from keeper import characters
 from keeper.commands import DiceEvent
 from keeper.dice import RollResult, roll_expression
+from keeper.dice.advantage import roll_d20
+from keeper.dice.percentile import roll_d100
 from keeper.frames import outcome_wire
 from keeper.models import Character, InitiativeEntry, TableSettings
 from keeper.rules import coc7, dnd5e
@@ -158,7 +160,7 @@ def _d100_check(
         skill, value = found
     if value > MAX_VALUE:
         raise GameError(_("That value is too large."))
-    rolled = coc7.roll_d100(bonus, penalty)
+    rolled = roll_d100(bonus, penalty)
     outcome = coc7.grade(rolled.value, value, difficulty, actor.house_rule())
     target = coc7.target_for(value, difficulty)
     expr = (
@@ -212,7 +214,7 @@ def _d20_check(
         value = dnd5e.modifier(score) if skill in sheet.attributes else score
     if proficient:
         value += dnd5e.PROFICIENCY_BONUS
-    d20 = dnd5e.roll_d20(advantage, disadvantage)
+    d20 = roll_d20(advantage, disadvantage)
     total = d20.kept + value
     outcome = dnd5e.grade(d20.kept, total, dc)
     expr = {"advantage": "2d20kh1", "disadvantage": "2d20kl1"}.get(d20.mode, "1d20") + (
@@ -354,7 +356,7 @@ def opposed_check(actor: Actor, left: Side, right: Side) -> Opposed:
     rolled = []
     for side in (left, right):
         value = max(0, min(side.value, MAX_VALUE))
-        face = coc7.roll_d100().value
+        face = roll_d100().value
         rolled.append((side, value, face, coc7.grade(face, value, side.difficulty, rule)))
     winner = coc7.opposed_winner(rolled[0][3], rolled[1][3])
     detail: dict = {

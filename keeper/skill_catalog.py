@@ -20,6 +20,8 @@ import yaml
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from keeper.models import TableSettings
+
 log = logging.getLogger(__name__)
 
 BUILT_IN_DIR = Path(__file__).resolve().parent / "skills"
@@ -119,16 +121,12 @@ def install_skill(skill_id: str, text: str) -> Skill:
 
 def enabled_in(room_id: int) -> list[Skill]:
     """The skills a room enabled that this server still has."""
-    from keeper.models import TableSettings
-
     known = skills()
     return [known[i] for i in TableSettings.of(room_id).skills if i in known]
 
 
 def set_enabled(room_id: int, skill_id: str, on: bool) -> None:
     """Enable or disable a skill for one room. An unknown id is a `KeyError`."""
-    from keeper.models import TableSettings
-
     if skill_id not in skills():
         raise KeyError(skill_id)
     table = TableSettings.of(room_id)
@@ -139,7 +137,5 @@ def set_enabled(room_id: int, skill_id: str, on: bool) -> None:
 
 def listing(room_id: int, locale: str) -> list[dict]:
     """Every skill with `enabled` for this room, as `admin_skills` lists them."""
-    from keeper.models import TableSettings
-
     enabled = set(TableSettings.of(room_id).skills)
     return [skill.entry(locale, skill.id in enabled) for skill in skills().values()]

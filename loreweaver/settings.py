@@ -7,37 +7,32 @@ Two profiles, chosen by which variables are set:
 - hosted: DATABASE_URL (Postgres), REDIS_URL (room bus + cache, shared by every
   process), MEDIA_STORAGE=s3 with the usual AWS_* variables.
 
-A bad value stops the process at start with a message naming the variable
-(see base/env.py).
+The variables are described once, as pydantic-settings classes in base/env.py, and
+read here once; a bad value stops the process at start with a message naming the
+variable and what it expected.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from base.env import (
-    env_bool,
-    env_choice,
-    env_dir,
-    env_float,
-    env_int,
-    env_list,
-    env_str,
-    env_url,
-)
+from base.env import DjangoEnv, HostEnv, S3Env, TableEnv, read_env, writable_dir
+
+_django = read_env(DjangoEnv)
+_host = read_env(HostEnv)
+_table = read_env(TableEnv)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = env_dir("TRPG_DATA_DIR", BASE_DIR / "data")
+DATA_DIR = writable_dir("TRPG_DATA_DIR", _table.data_dir or BASE_DIR / "data")
 
 
 def _secret_key() -> str:
     """DJANGO_SECRET_KEY, or one generated once and kept in the data dir."""
-    configured = env_str("DJANGO_SECRET_KEY")
+    configured = _django.secret_key
     if configured:
         return configured
     path = DATA_DIR / "secret_key"
@@ -48,32 +43,26 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = env_bool("DJANGO_DEBUG", False)
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["*"])
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+DEBUG = _django.debug
+ALLOWED_HOSTS = _django.allowed_hosts
+CSRF_TRUSTED_ORIGINS = _django.csrf_trusted_origins
 
 # Behind a reverse proxy that terminates TLS (compose's `proxy`): trust its
 # X-Forwarded-Proto, send cookies over https only, HSTS, and redirect plain HTTP (the
 # health checks excepted; WebSocket upgrades never pass this middleware).
-TRPG_BEHIND_TLS_PROXY = env_bool("TRPG_BEHIND_TLS_PROXY", False)
+TRPG_BEHIND_TLS_PROXY = _table.behind_tls_proxy
 # `/metrics` answers loopback, and a scraper elsewhere that presents this bearer token.
-TRPG_METRICS_TOKEN = env_str("TRPG_METRICS_TOKEN")
+TRPG_METRICS_TOKEN = _table.metrics_token
 # Reverse proxies whose X-Forwarded-For names the client (addresses or networks), for
 # limits per address, the admin lockout, `/metrics` and the logs
 # (loreweaver/ops/forwarded.py). Behind the TLS proxy with no list: loopback and the
 # private networks, where a proxy on the same host or network is. Otherwise none.
-TRPG_TRUSTED_PROXIES = env_list("TRPG_TRUSTED_PROXIES") or (
+# Each entry was checked to be an address or a network as it was read.
+TRPG_TRUSTED_PROXIES = _table.trusted_proxies or (
     ["127.0.0.0/8", "::1", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]
     if TRPG_BEHIND_TLS_PROXY
     else []
 )
-for _proxy in TRPG_TRUSTED_PROXIES:
-    try:
-        ipaddress.ip_network(_proxy.strip(), strict=False)
-    except ValueError:
-        raise ImproperlyConfigured(
-            f"TRPG_TRUSTED_PROXIES: {_proxy!r} is not an address or a network (e.g. 10.0.0.5 or 10.0.0.0/8)"
-        ) from None
 if TRPG_BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
@@ -126,8 +115,8 @@ MIDDLEWARE = [
 # locked out for TRPG_ADMIN__LOCKOUT_MINUTES. Kept in the database, which every process
 # shares.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
-AXES_FAILURE_LIMIT = env_int("TRPG_ADMIN__LOGIN_FAILURES", 5, minimum=1)
-AXES_COOLOFF_TIME = env_int("TRPG_ADMIN__LOCKOUT_MINUTES", 15, minimum=1) / 60
+AXES_FAILURE_LIMIT = _table.admin.login_failures
+AXES_COOLOFF_TIME = _table.admin.lockout_minutes / 60
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 
@@ -151,10 +140,10 @@ TEMPLATES = [
 
 # --- Database --------------------------------------------------------------------
 
-DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "sqlite"))
+DATABASE_URL = _host.database_url
 # Connections are kept between queries (the server's worker thread reuses its own);
 # health checks replace one the database dropped.
-_CONN_MAX_AGE = env_int("TRPG_DB_CONN_MAX_AGE", 600, minimum=0)
+_CONN_MAX_AGE = _table.db_conn_max_age
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(DATABASE_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True)
@@ -180,8 +169,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Room bus and cache (the cross-process truth) -------------------------------
 
-REDIS_URL = env_url("REDIS_URL", ("redis", "rediss", "unix"))
-REDIS_PREFIX = env_str("TRPG_REDIS_PREFIX", "lw")
+REDIS_URL = _host.redis_url
+REDIS_PREFIX = _table.redis_prefix
 
 # Room broadcasts go over the channel layer (loreweaver/wire/bus.py): each process
 # joins a room's group once and fans out to its own sessions, so the consumers listen
@@ -216,7 +205,7 @@ else:
 
 # --- Files --------------------------------------------------------------------------
 
-MEDIA_STORAGE = env_choice("MEDIA_STORAGE", "filesystem", ("filesystem", "s3"))
+MEDIA_STORAGE = _host.media_storage
 MEDIA_ROOT = DATA_DIR / "media"
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
@@ -224,18 +213,20 @@ STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 
 if MEDIA_STORAGE == "s3":
-    _bucket = env_str("AWS_STORAGE_BUCKET_NAME")
+    # The AWS_* variables are read only for S3, as a filesystem table never uses them.
+    _s3 = read_env(S3Env)
+    _bucket = _s3.storage_bucket_name
     if not _bucket:
         raise ImproperlyConfigured("MEDIA_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME.")
     _media_backend = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
             "bucket_name": _bucket,
-            "endpoint_url": env_url("AWS_S3_ENDPOINT_URL", ("http", "https")) or None,
-            "region_name": env_str("AWS_S3_REGION_NAME", "us-east-1"),
-            "access_key": env_str("AWS_ACCESS_KEY_ID") or None,
-            "secret_key": env_str("AWS_SECRET_ACCESS_KEY") or None,
-            "addressing_style": env_choice("AWS_S3_ADDRESSING_STYLE", "path", ("path", "virtual")),
+            "endpoint_url": _s3.s3_endpoint_url or None,
+            "region_name": _s3.s3_region_name,
+            "access_key": _s3.access_key_id or None,
+            "secret_key": _s3.secret_access_key or None,
+            "addressing_style": _s3.s3_addressing_style,
             "file_overwrite": False,
             "default_acl": None,
         },
@@ -274,101 +265,101 @@ USE_TZ = True
 
 # --- The table (loreweaver protocol knobs keep the reference names) ------------------
 
-TRPG_LOCALE = env_choice("TRPG_LOCALE", "en", ("en", "zh"))
-TRPG_JOIN_TIMEOUT = env_float("TRPG_TUI__JOIN_TIMEOUT", 10.0, minimum=0.05)
-TRPG_MAX_CONNECTIONS = env_int("TRPG_TUI__MAX_CONNECTIONS", 200, minimum=1)
+TRPG_LOCALE = _table.locale
+TRPG_JOIN_TIMEOUT = _table.tui.join_timeout
+TRPG_MAX_CONNECTIONS = _table.tui.max_connections
 # Of the cap, how many sockets may be shaking hands (not joined yet), and how many of
 # those from one address: the rest is kept for members (loreweaver/wire/admission.py).
-TRPG_HANDSHAKE_CONNECTIONS = env_int(
-    "TRPG_TUI__HANDSHAKE_CONNECTIONS", max(1, TRPG_MAX_CONNECTIONS - TRPG_MAX_CONNECTIONS // 4), minimum=1
+TRPG_HANDSHAKE_CONNECTIONS = _table.tui.handshake_connections or max(
+    1, TRPG_MAX_CONNECTIONS - TRPG_MAX_CONNECTIONS // 4
 )
-TRPG_HANDSHAKES_PER_ADDRESS = env_int("TRPG_TUI__HANDSHAKES_PER_ADDRESS", 64, minimum=1)
-TRPG_UPDATE_COMMAND = env_str("TRPG_TUI__UPDATE_COMMAND")
+TRPG_HANDSHAKES_PER_ADDRESS = _table.tui.handshakes_per_address
+TRPG_UPDATE_COMMAND = _table.tui.update_command
 # Whether room keepers may run that command over the wire (`admin_update_server`):
 # updating the server is the operator's, so it is off unless the operator turns it on.
-TRPG_ALLOW_REMOTE_UPDATE = env_bool("TRPG_ALLOW_REMOTE_UPDATE", False)
-TRPG_KEYS_FILE = env_str("TRPG_TUI_KEYS")
+TRPG_ALLOW_REMOTE_UPDATE = _table.allow_remote_update
+TRPG_KEYS_FILE = _table.tui_keys
 TRPG_INPUT_MAX_CHARS = 4000
 # Token buckets for input: per member and per room.
-TRPG_RATE_BURST = env_int("TRPG_RATE__BURST", 5, minimum=1)
-TRPG_RATE_REFILL_SECONDS = env_float("TRPG_RATE__REFILL_SECONDS", 2.0, minimum=0.0)
+TRPG_RATE_BURST = _table.rate.burst
+TRPG_RATE_REFILL_SECONDS = _table.rate.refill_seconds
 # Wrong keys a source (an IP address) may send before its answers start to wait.
-TRPG_RATE_BAD_KEYS_FREE = env_int("TRPG_RATE__BAD_KEYS_FREE", 5, minimum=0)
+TRPG_RATE_BAD_KEYS_FREE = _table.rate.bad_keys_free
 # Frames a connection may have waiting to be written before it counts as stalled and
 # is disconnected; the WebSocket carrier also caps the bytes the transport may hold.
-TRPG_SEND_QUEUE_FRAMES = env_int("TRPG_TUI__SEND_QUEUE", 1000, minimum=16)
-TRPG_SEND_BUFFER_BYTES = env_int("TRPG_TUI__SEND_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
-TRPG_REPLAY_ENTRIES = env_int("TRPG_REPLAY__ENTRIES", 30, minimum=1)
+TRPG_SEND_QUEUE_FRAMES = _table.tui.send_queue
+TRPG_SEND_BUFFER_BYTES = _table.tui.send_buffer_bytes
+TRPG_REPLAY_ENTRIES = _table.replay.entries
 # On SIGTERM, how long the turns in flight may take to finish before the members are
 # told to reconnect and the process exits (docker compose waits 30 s, see its file).
-TRPG_SHUTDOWN_GRACE = env_float("TRPG_SHUTDOWN_GRACE", 20.0, minimum=0.0)
+TRPG_SHUTDOWN_GRACE = _table.shutdown_grace
 # Community rule packs (YAML) beside the built-in coc7 and dnd5e.
-TRPG_PACKS_DIR = env_dir("TRPG_PACKS_DIR", DATA_DIR / "packs")
+TRPG_PACKS_DIR = writable_dir("TRPG_PACKS_DIR", _table.packs_dir or DATA_DIR / "packs")
 # Keeper skills (markdown with frontmatter) beside the shipped ones.
-TRPG_SKILLS_DIR = env_dir("TRPG_SKILLS_DIR", DATA_DIR / "skills")
+TRPG_SKILLS_DIR = writable_dir("TRPG_SKILLS_DIR", _table.skills_dir or DATA_DIR / "skills")
 # The packs that ship with the server (packs/examples/) are installed at the first
 # start (never again once removed); enabled in no room.
-TRPG_PACKS_BUNDLED = env_bool("TRPG_PACKS__BUNDLED", True)
+TRPG_PACKS_BUNDLED = _table.packs.bundled
 # Event hooks (packs/hooks.py): each script's sandbox memory, and its time per step.
-TRPG_HOOKS_MEMORY_MB = env_int("TRPG_HOOKS__MEMORY_MB", 64, minimum=4)
-TRPG_HOOKS_TIME_LIMIT = env_float("TRPG_HOOKS__TIME_LIMIT", 0.5, minimum=0.01)
-TRPG_IROH_RELAY = env_choice("TRPG_IROH__RELAY", "on", ("on", "off"))
+TRPG_HOOKS_MEMORY_MB = _table.hooks.memory_mb
+TRPG_HOOKS_TIME_LIMIT = _table.hooks.time_limit
+TRPG_IROH_RELAY = _table.iroh.relay
 # host:port the Iroh endpoint binds; empty: every interface on UDP 4433, or a free port
 # when that one is taken (loreweaver/wire/iroh_carrier.py, DEFAULT_BIND).
-TRPG_IROH_BIND = env_str("TRPG_IROH__BIND")
+TRPG_IROH_BIND = _table.iroh.bind
 # host:port of the Iroh sidecar's health and metrics port (`iroh_serve`); empty: none.
-TRPG_IROH_HEALTH_BIND = env_str("TRPG_IROH__HEALTH_BIND")
+TRPG_IROH_HEALTH_BIND = _table.iroh.health_bind
 TRPG_HEALTH_PORT = "loreweaver.ops.health_port.serve_health"
 
 # --- Media: per-file and per-room bytes, uploads per member and minute.
 MIB = 1024 * 1024
-TRPG_MEDIA_IMAGE_MAX = env_int("TRPG_MEDIA__IMAGE_MAX_BYTES", 8 * MIB, minimum=1)
-TRPG_MEDIA_IMAGE_ROOM = env_int("TRPG_MEDIA__IMAGE_ROOM_BYTES", 512 * MIB, minimum=1)
-TRPG_MEDIA_AUDIO_MAX = env_int("TRPG_MEDIA__AUDIO_MAX_BYTES", 128 * MIB, minimum=1)
-TRPG_MEDIA_AUDIO_ROOM = env_int("TRPG_MEDIA__AUDIO_ROOM_BYTES", 2048 * MIB, minimum=1)
-TRPG_MEDIA_UPLOADS_PER_MINUTE = env_int("TRPG_MEDIA__UPLOADS_PER_MINUTE", 10, minimum=1)
+TRPG_MEDIA_IMAGE_MAX = _table.media.image_max_bytes
+TRPG_MEDIA_IMAGE_ROOM = _table.media.image_room_bytes
+TRPG_MEDIA_AUDIO_MAX = _table.media.audio_max_bytes
+TRPG_MEDIA_AUDIO_ROOM = _table.media.audio_room_bytes
+TRPG_MEDIA_UPLOADS_PER_MINUTE = _table.media.uploads_per_minute
 
 # --- The AI Keeper ------------------------------------------------------------------
 # Any OpenAI-compatible provider of `keeper.llm.providers.CATALOG`. With no provider
 # (or a hosted one without a key) the offline Keeper plays; a keeper's `.model`
 # overrides these at run time, kept in the database.
-TRPG_LLM_PROVIDER = env_str("TRPG_LLM__PROVIDER").lower()
-TRPG_LLM_API_KEY = env_str("TRPG_LLM__API_KEY")
-TRPG_LLM_BASE_URL = env_url("TRPG_LLM__BASE_URL", ("http", "https"))
-TRPG_LLM_CHAT_MODEL = env_str("TRPG_LLM__CHAT_MODEL")
+TRPG_LLM_PROVIDER = _table.llm.provider
+TRPG_LLM_API_KEY = _table.llm.api_key
+TRPG_LLM_BASE_URL = _table.llm.base_url
+TRPG_LLM_CHAT_MODEL = _table.llm.chat_model
 # The endpoints a room's keeper may choose (URL prefixes, host[:port], networks,
 # `*.domain`, `*` for any public address), beside the catalog's public ones and, on the
 # embedded profile, loopback and private addresses (keeper/llm/endpoints.py).
-TRPG_LLM_ALLOWED_ENDPOINTS = env_list("TRPG_LLM__ALLOWED_ENDPOINTS")
-TRPG_LLM_CONTEXT_WINDOW = env_int("TRPG_LLM__CONTEXT_WINDOW", 128000, minimum=1024)
+TRPG_LLM_ALLOWED_ENDPOINTS = _table.llm.allowed_endpoints
+TRPG_LLM_CONTEXT_WINDOW = _table.llm.context_window
 # An embeddings model of the same provider: lore is then also chosen by meaning. Empty: off.
-TRPG_LLM_EMBEDDING_MODEL = env_str("TRPG_LLM__EMBEDDING_MODEL")
+TRPG_LLM_EMBEDDING_MODEL = _table.llm.embedding_model
 # Seconds one model call may take (the whole streamed reply), and retries of a call
 # that failed before its first token (connection errors, 429, 5xx).
-TRPG_LLM_TIMEOUT = env_float("TRPG_LLM__TIMEOUT", 120.0, minimum=1.0)
-TRPG_LLM_RETRIES = env_int("TRPG_LLM__RETRIES", 2, minimum=0)
+TRPG_LLM_TIMEOUT = _table.llm.timeout
+TRPG_LLM_RETRIES = _table.llm.retries
 # Tool rounds one Keeper turn may run before it must answer.
-TRPG_LLM_MAX_ROUNDS = env_int("TRPG_LLM__MAX_ROUNDS", 8, minimum=1)
+TRPG_LLM_MAX_ROUNDS = _table.llm.max_rounds
 # Which SideQuest web client generation `/api/genres` and `/ws` speak to (docs/sidequest.md,
 # "The two client generations"): "contract" (the contract's, by default) or "current"
 # (its lobby: `/api/games`, `/api/sessions`, connect by game slug). With players allowed
 # to start games, the current client's "new game" opens a room of its own.
-TRPG_SIDEQUEST_CLIENT = env_choice("TRPG_SIDEQUEST__CLIENT", "contract", ("contract", "current"))
-TRPG_SIDEQUEST_PLAYERS_START_GAMES = env_bool("TRPG_SIDEQUEST__PLAYERS_START_GAMES", False)
+TRPG_SIDEQUEST_CLIENT = _table.sidequest.client
+TRPG_SIDEQUEST_PLAYERS_START_GAMES = _table.sidequest.players_start_games
 # Seconds between the pieces the offline and sample Keepers stream (a model's pace).
-TRPG_OFFLINE_STREAM_PAUSE = env_float("TRPG_OFFLINE__STREAM_PAUSE", 0.01, minimum=0.0)
+TRPG_OFFLINE_STREAM_PAUSE = _table.offline.stream_pause
 # The image endpoint (OpenAI-compatible images API) that draws portraits (`.avatar gen`)
 # and the Keeper's scenes; `admin_set_imagegen` overrides it at run time.
-TRPG_IMAGEGEN_PROVIDER = env_str("TRPG_IMAGEGEN__PROVIDER").lower()
-TRPG_IMAGEGEN_BASE_URL = env_url("TRPG_IMAGEGEN__BASE_URL", ("http", "https"))
-TRPG_IMAGEGEN_MODEL = env_str("TRPG_IMAGEGEN__MODEL")
-TRPG_IMAGEGEN_API_KEY = env_str("TRPG_IMAGEGEN__API_KEY")
-TRPG_IMAGEGEN_SIZE = env_str("TRPG_IMAGEGEN__SIZE") or "1024x1024"
+TRPG_IMAGEGEN_PROVIDER = _table.imagegen.provider
+TRPG_IMAGEGEN_BASE_URL = _table.imagegen.base_url
+TRPG_IMAGEGEN_MODEL = _table.imagegen.model
+TRPG_IMAGEGEN_API_KEY = _table.imagegen.api_key
+TRPG_IMAGEGEN_SIZE = _table.imagegen.size
 # A file of words (one per line) masked in everything the Keeper says.
-TRPG_OUTPUT_WORDLIST = env_str("TRPG_OUTPUT_WORDLIST")
+TRPG_OUTPUT_WORDLIST = _table.output_wordlist
 
 # `json`: one JSON object per line, with the connection's carrier, room and member.
-TRPG_LOG_FORMAT = env_choice("TRPG_LOG_FORMAT", "plain", ("plain", "json"))
+TRPG_LOG_FORMAT = _table.log_format
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -380,7 +371,7 @@ LOGGING = {
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": TRPG_LOG_FORMAT, "filters": ["connection"]}
     },
-    "root": {"handlers": ["console"], "level": env_str("TRPG_LOG_LEVEL", "INFO").upper()},
+    "root": {"handlers": ["console"], "level": _table.log_level},
     "loggers": {
         "daphne": {"level": "WARNING"},
         "django.channels.server": {"level": "WARNING"},

@@ -9,6 +9,8 @@ class MediaStoreConfig(AppConfig):
     verbose_name = "media"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules use the models, which exist only
+        # once every app is loaded (Django calls ready() then).
         from media_store.backup import MediaPart
         from rooms import backups
 

@@ -9,6 +9,8 @@ class RoomsConfig(AppConfig):
     name = "rooms"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules use the models, which exist only
+        # once every app is loaded (Django calls ready() then).
         from rooms import backups
 
         backups.register(backups.TablePart())

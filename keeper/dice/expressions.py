@@ -108,6 +108,7 @@ def _check_terms(expr: str) -> None:
 
 def _faces(node: object, out: list[int]) -> list[int]:
     """Every face rolled, rerolled and exploded ones included, in order."""
+    # d20 is loaded with the first roll: building its grammar slows every process's start.
     from d20.expression import Die, Set
 
     def walk(node: object) -> None:
@@ -187,7 +188,7 @@ def _roll_once(text: str) -> RollResult:
     rollable = _roll_fudge(expr, fudge_faces)
     _check_terms(rollable)
     evaluator = _evaluator()
-    import d20
+    import d20  # loaded by _evaluator() already; named here for its exceptions
 
     try:
         result = evaluator.roll(rollable)

@@ -20,6 +20,7 @@ from keeper.kp.tool_kinds import Tool, ToolContext, ToolOutcome
 from keeper.kp.tool_kinds import schema as _schema
 from keeper.models import Character, KeeperNote, LoreEntry, Story, TableSettings
 from keeper.rules.outcome import Outcome
+from rooms.models import TranscriptEntry
 
 __all__ = ["Tool", "ToolContext", "ToolOutcome"]  # where the turn loop and the tests find them
 
@@ -226,8 +227,6 @@ def _keeper_note(arguments: dict, context: ToolContext) -> ToolOutcome:
 
 
 def _recall(arguments: dict, context: ToolContext) -> ToolOutcome:
-    from rooms.models import TranscriptEntry
-
     query = str(arguments.get("query") or "").strip()
     lines = TranscriptEntry.objects.filter(room_id=context.room_id, text__icontains=query).order_by("-id")[:5]
     found = [f"{line.name or line.speaker}: {line.text[:300]}" for line in reversed(lines)]

@@ -300,7 +300,7 @@ def fetch_models(provider: str, endpoint: str, key: str, *, operator: bool) -> l
     read. Blocking, with a short timeout: call it from a worker thread. Raises
     `EndpointRefused` when the policy refuses the connection (`operator`: the
     operator's endpoint, held only to what is never allowed)."""
-    import openai
+    import openai  # loaded with the first model list (it is slow to import)
 
     if provider == OFFLINE:
         return list(OFFLINE_MODELS)

@@ -369,7 +369,7 @@ def _sdk_refusal() -> type[EndpointRefused]:
     """`EndpointRefused` that is also an `openai.OpenAIError`, which the SDK passes on
     as it is, without retrying or wrapping it. Made on first use: importing the SDK
     costs a third of a second of every process's start, and most never call a model."""
-    import openai
+    import openai  # loaded on first use, as said above
 
     return type("EndpointRefused", (EndpointRefused, openai.OpenAIError), {})
 
@@ -421,7 +421,7 @@ def openai_client(
     base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
 ) -> openai.OpenAI:
     """The blocking OpenAI SDK client for `base_url`, every connection checked."""
-    import openai
+    import openai  # loaded with the first model call (it is slow to import)
 
     return openai.OpenAI(
         api_key=api_key or "not-needed",
@@ -436,7 +436,7 @@ def async_openai_client(
     base_url: str, api_key: str, *, operator: bool, timeout: float, max_retries: int
 ) -> openai.AsyncOpenAI:
     """The asyncio OpenAI SDK client for `base_url`, every connection checked."""
-    import openai
+    import openai  # loaded with the first model call (it is slow to import)
 
     client = httpx2.AsyncClient(
         transport=_AsyncGuardedTransport(operator), timeout=timeout, follow_redirects=True, trust_env=False

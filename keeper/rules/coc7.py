@@ -1,5 +1,6 @@
-"""Call of Cthulhu 7e: difficulty, the rank ladder with its house rules, bonus and
-penalty dice (docs/rules.md, "Call of Cthulhu 7e checks").
+"""Call of Cthulhu 7e: difficulty, the rank ladder with its house rules, sanity,
+growth and opposed checks (docs/rules.md, "Call of Cthulhu 7e checks"); the d100 with
+bonus and penalty dice is `keeper/dice/percentile.py`.
 
 House rules follow SealDice's `.setcoc` numbering: 0 is the rulebook, 1-5 the common
 variants, `dg` Delta Green. Where docs/rules.md is silent this module settles it so:
@@ -15,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from keeper.dice.expressions import roll_expression
+from keeper.dice.percentile import PercentileRoll, roll_d100
 from keeper.dice.roller import roller
 from keeper.rules.outcome import Outcome
 
@@ -92,37 +94,6 @@ def grade(roll: int, skill: int, difficulty: str = "regular", rule: str = "0") -
         tier=TIERS[rank],
         margin=margin,
     )
-
-
-@dataclass(frozen=True)
-class PercentileRoll:
-    """A d100 roll with bonus or penalty dice: every candidate, and the one kept."""
-
-    value: int
-    units: int
-    tens: list[int]
-    bonus: int
-    penalty: int
-
-
-def d100_value(tens: int, units: int) -> int:
-    """Tens 00-90 and units 0-9 make 1..100; 00 with 0 is 100, the worst roll."""
-    value = tens + units
-    return 100 if value == 0 else value
-
-
-def roll_d100(bonus: int = 0, penalty: int = 0) -> PercentileRoll:
-    """Roll d100 with bonus/penalty tens dice (they cancel one for one).
-
-    Bonus keeps the candidate with the lowest full value, penalty the highest; full
-    values are compared, so tens 0 with units 0 (= 100) is the worst candidate.
-    """
-    net = bonus - penalty
-    units = roller().die(10) - 1
-    tens = [roller().tens() for _ in range(1 + abs(net))]
-    candidates = [d100_value(t, units) for t in tens]
-    value = min(candidates) if net > 0 else max(candidates)
-    return PercentileRoll(value=value, units=units, tens=tens, bonus=max(net, 0), penalty=max(-net, 0))
 
 
 @dataclass(frozen=True)

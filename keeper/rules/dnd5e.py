@@ -1,10 +1,10 @@
-"""D&D 5e checks: d20 + modifier against a DC (docs/rules.md, "D&D 5e checks")."""
+"""D&D 5e checks: d20 + modifier against a DC (docs/rules.md, "D&D 5e checks").
+
+The d20 with advantage or disadvantage is `keeper/dice/advantage.py`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from keeper.dice.roller import roller
 from keeper.rules.outcome import Outcome
 
 # The proficiency bonus of a starting character; levels arrive with fuller sheets.
@@ -14,30 +14,9 @@ ADVANTAGE_WORDS = {"adv", "advantage", "优势"}
 DISADVANTAGE_WORDS = {"dis", "disadvantage", "劣势"}
 
 
-@dataclass(frozen=True)
-class D20Roll:
-    """The d20s rolled and the one kept (advantage keeps the higher, disadvantage the lower)."""
-
-    faces: list[int]
-    kept: int
-    mode: str  # "normal" | "advantage" | "disadvantage"
-
-
 def modifier(score: int) -> int:
     """The ability modifier of a score: (score - 10) // 2."""
     return (score - 10) // 2
-
-
-def roll_d20(advantage: int = 0, disadvantage: int = 0) -> D20Roll:
-    """Roll a d20; advantage and disadvantage cancel (any of each cancels all)."""
-    if advantage and not disadvantage:
-        faces = [roller().die(20), roller().die(20)]
-        return D20Roll(faces, max(faces), "advantage")
-    if disadvantage and not advantage:
-        faces = [roller().die(20), roller().die(20)]
-        return D20Roll(faces, min(faces), "disadvantage")
-    face = roller().die(20)
-    return D20Roll([face], face, "normal")
 
 
 def grade(natural: int, total: int, dc: int | None) -> Outcome | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from keeper.dice.advantage import roll_d20
 from keeper.rules import coc7, dnd5e
 
 
@@ -49,11 +50,11 @@ def test_opposed_checks_compare_tiers_and_tie_on_equal_tiers():
 
 def test_dnd_advantage_and_disadvantage_cancel(dice):
     dice(4, 17)
-    assert dnd5e.roll_d20(advantage=1).kept == 18
+    assert roll_d20(advantage=1).kept == 18
     dice(4, 17)
-    assert dnd5e.roll_d20(disadvantage=1).kept == 5
+    assert roll_d20(disadvantage=1).kept == 5
     dice(11)
-    both = dnd5e.roll_d20(advantage=1, disadvantage=1)
+    both = roll_d20(advantage=1, disadvantage=1)
     assert both.mode == "normal" and both.faces == [12]
 
 

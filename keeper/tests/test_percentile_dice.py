@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from keeper.dice.percentile import d100_value, roll_d100
 from keeper.dice.roller import Roller
-from keeper.rules.coc7 import d100_value, roll_d100
 
 
 def test_tens_zero_with_units_zero_is_100_the_worst_roll():

@@ -54,7 +54,7 @@ def _database() -> str:
 def _redis() -> str:
     if not settings.REDIS_URL:
         return "not used (embedded: in-process bus and cache)"
-    import redis
+    import redis  # loaded only on the hosted profile, where Redis is used at all
 
     client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
     try:

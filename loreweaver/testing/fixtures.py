@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
+from loreweaver.testing.browser import CHROMIUM
 from loreweaver.testing.s3 import S3Server
 from loreweaver.testing.servers import (
     ServerEnv,
@@ -56,8 +58,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def default_language() -> Iterator[None]:
     """Each test starts in the server's default language: a request through the
     console's LocaleMiddleware leaves the language it chose active in the test's thread."""
-    from django.utils import translation
-
     translation.deactivate()
     yield
     translation.deactivate()
@@ -119,9 +119,8 @@ def s3() -> Iterator[S3Server]:
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, launched through Playwright (for the browser tests)."""
+    # Playwright is loaded by the browser tests only: most test runs never start one.
     from playwright.sync_api import sync_playwright
-
-    from loreweaver.testing.browser import CHROMIUM
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -12,10 +12,13 @@ import asyncio
 import contextlib
 import datetime
 import hashlib
+import json
 import os
 import queue
+import re
 import secrets
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,7 +28,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+import psycopg
+import pytest
+import redis
 import tomli_w
+
+from loreweaver.wire.coordination import PROCESS_HEARTBEAT_SECONDS, Coordination
+from loreweaver.wire.stores import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]
 POSTGRES_ADMIN_URL = os.environ.get("TRPG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -118,8 +128,6 @@ def create_env(
     env = ServerEnv(data_dir=base, hosted=hosted, extra=dict(extra), redis_url=redis_url, root=root)
     env.keys_file.touch()
     if hosted:
-        import psycopg
-
         env.database = f"lw_e2e_{secrets.token_hex(4)}"
         env.redis_prefix = f"lwtest{secrets.token_hex(4)}"
         template = _postgres_template(root)
@@ -158,8 +166,6 @@ def _migrate_into(data_dir: Path, root: Path, **overrides: str) -> None:
 
 
 def _postgres_template(root: Path) -> str:
-    import psycopg
-
     name = f"lw_tpl_{_schema_digest(root)}"
     with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
         if connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
@@ -209,9 +215,6 @@ def destroy_env(env: ServerEnv) -> None:
     """Drop what the environment made outside its data dir."""
     if not env.hosted:
         return
-    import psycopg
-    import redis
-
     with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{env.database}" WITH (FORCE)')
     client = redis.Redis.from_url(env.redis_url)
@@ -287,8 +290,6 @@ class ServerProcess:
         """The server's own process id (the launcher's child, when one runs it)."""
         if not self.launcher:
             return self.proc.pid
-        import psutil
-
         return psutil.Process(self.proc.pid).children()[0].pid
 
     def log_text(self) -> str:
@@ -297,8 +298,6 @@ class ServerProcess:
 
     def rss(self) -> int:
         """The server's resident memory, in bytes."""
-        import psutil
-
         return psutil.Process(self.pid).memory_info().rss
 
     def terminate(self) -> None:
@@ -362,13 +361,9 @@ def _database(env: ServerEnv):
     """A connection to the environment's database, from the test process, and the
     placeholder its SQL takes (`%s` on Postgres, `?` on SQLite); committed on exit."""
     if env.hosted:
-        import psycopg
-
         with psycopg.connect(env.database_url) as connection:
             yield connection, "%s"
         return
-    import sqlite3
-
     with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
         yield connection, "?"
 
@@ -398,8 +393,6 @@ def set_key_expiry(env: ServerEnv, room: str, name: str, moment: datetime.dateti
 def set_character_resource(env: ServerEnv, room: str, name: str, resource: str, value: int) -> None:
     """Change a character's vital straight in the database, as a script or the admin
     would, outside any turn of the table."""
-    import json
-
     room_id = room_id_of(env, room)
     with _database(env) as (connection, mark):
         row_id, resources = connection.execute(
@@ -414,17 +407,12 @@ def set_character_resource(env: ServerEnv, room: str, name: str, resource: str, 
 
 def backup_folder(env: ServerEnv, room: str) -> Path:
     """The folder of `room`'s backups (the room must exist)."""
-    import re
-
     slug = re.sub(r"[^A-Za-z0-9_-]", "_", room)[:40]
     return env.data_dir / "room_backups" / f"{room_id_of(env, room)}-{slug}"
 
 
 def coordination_of(env: ServerEnv):
     """The servers' cross-process coordination, seen from the test process (hosted only)."""
-    from loreweaver.wire.coordination import Coordination
-    from loreweaver.wire.stores import RedisStore
-
     return Coordination(RedisStore(env.redis_url, env.redis_prefix))
 
 
@@ -435,8 +423,6 @@ async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else
     coordination = coordination_of(env)
 
     async def beat() -> None:
-        from loreweaver.wire.coordination import PROCESS_HEARTBEAT_SECONDS
-
         while True:
             await coordination.process_heartbeat()
             await asyncio.sleep(PROCESS_HEARTBEAT_SECONDS)
@@ -452,7 +438,6 @@ async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else
 
 def dedicated_server(**overrides: str):
     """A module-scoped fixture: a server of its own, started with `overrides` in its env."""
-    import pytest
 
     @pytest.fixture(scope="module")
     def fixture(tmp_path_factory: pytest.TempPathFactory):
@@ -470,8 +455,6 @@ def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
     migration log aside), read from the test process: what "nothing changed" means."""
     skip = ("django_migrations", "django_session", "sqlite_sequence")
     if env.hosted:
-        import psycopg
-
         with psycopg.connect(env.database_url) as connection:
             tables = [
                 row[0]
@@ -484,8 +467,6 @@ def database_snapshot(env: ServerEnv) -> dict[str, list[tuple]]:
                 for table in tables
                 if table not in skip
             }
-    import sqlite3
-
     with sqlite3.connect(env.data_dir / "db.sqlite3") as connection:
         tables = [
             row[0]
@@ -503,8 +484,6 @@ class RedisServer:
     machine's), that the test can stop and start again on the same port."""
 
     def __init__(self, workdir: Path) -> None:
-        import socket
-
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
@@ -519,8 +498,6 @@ class RedisServer:
 
     def start(self) -> None:
         """Start (again) on the same port and wait until it answers."""
-        import redis
-
         self.proc = subprocess.Popen(
             [
                 "redis-server",

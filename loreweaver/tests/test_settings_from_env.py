@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from base.env import DjangoEnv, HostEnv, TableEnv, read_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +44,8 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
         ("MEDIA_STORAGE", "ftp"),
         ("DJANGO_DEBUG", "perhaps"),
         ("TRPG_RATE__BURST", "0"),
+        ("TRPG_TRUSTED_PROXIES", "10.0.0.5, the-proxy"),
+        ("TRPG_PACKS__BUNDLED", "sometimes"),
     ],
 )
 def test_a_bad_value_fails_at_start_naming_the_variable(tmp_path, variable, value):
@@ -48,6 +53,50 @@ def test_a_bad_value_fails_at_start_naming_the_variable(tmp_path, variable, valu
     assert result.returncode != 0
     assert variable in result.stderr
     assert "Traceback" not in result.stderr and result.stderr.startswith("Configuration error:")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("TRPG_LOCALE", "fr", "TRPG_LOCALE='fr' should be 'en' or 'zh'"),
+        (
+            "TRPG_TUI__MAX_CONNECTIONS",
+            "0",
+            "TRPG_TUI__MAX_CONNECTIONS='0' should be greater than or equal to 1",
+        ),
+        ("TRPG_OFFLINE__STREAM_PAUSE", "soon", "TRPG_OFFLINE__STREAM_PAUSE='soon' should be a valid number"),
+        (
+            "DJANGO_DEBUG",
+            "perhaps",
+            "DJANGO_DEBUG='perhaps' is not a switch; use 1/0, true/false, yes/no or on/off",
+        ),
+        ("REDIS_URL", "localhost:6379", "REDIS_URL='localhost:6379' must be a URL starting with redis://"),
+        ("TRPG_TRUSTED_PROXIES", "10.0.0.5,x", "names 'x', which is not an address or a network"),
+    ],
+)
+def test_a_bad_values_message_says_what_the_variable_expected(monkeypatch, variable, value, expected):
+    monkeypatch.setenv(variable, value)
+    kind = DjangoEnv if variable.startswith("DJANGO_") else HostEnv if "_URL" in variable else TableEnv
+    with pytest.raises(ImproperlyConfigured) as refused:
+        read_env(kind)
+    assert expected in str(refused.value)
+
+
+def test_blank_values_read_as_the_old_readers_did(monkeypatch):
+    for variable in (
+        "TRPG_TUI__MAX_CONNECTIONS",
+        "TRPG_OFFLINE__STREAM_PAUSE",
+        "TRPG_LOCALE",
+        "TRPG_PACKS__BUNDLED",
+    ):
+        monkeypatch.setenv(variable, "")
+    monkeypatch.setenv("TRPG_TUI__JOIN_TIMEOUT", " 2.5 ")
+    monkeypatch.setenv("TRPG_LLM__ALLOWED_ENDPOINTS", "http://10.0.0.5:8000/v1, *.example.org,")
+    table = read_env(TableEnv)
+    assert (table.tui.max_connections, table.offline.stream_pause, table.locale) == (200, 0.01, "en")
+    assert table.packs.bundled is False  # a blank switch is off, as before
+    assert table.tui.join_timeout == 2.5
+    assert table.llm.allowed_endpoints == ["http://10.0.0.5:8000/v1", "*.example.org"]
 
 
 def test_s3_storage_needs_a_bucket(tmp_path):

@@ -11,6 +11,8 @@ class WireConfig(AppConfig):
     label = "wire"
 
     def ready(self) -> None:
+        # Imported here, not at the top: these modules use the models, which exist only
+        # once every app is loaded (Django calls ready() then).
         from loreweaver.wire import listeners
 
         listeners.connect()

@@ -23,6 +23,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 
 from base import failpoints
@@ -497,7 +498,6 @@ _T = TypeVar("_T")
 def _read_now(work: Callable[[Coordination], Awaitable[_T]]) -> _T:
     """Run `work` synchronously (for the admin), on a short-lived store on this call's
     own event loop: the shared one belongs to the server's loop."""
-    from asgiref.sync import async_to_sync
 
     async def read() -> _T:
         store = RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else LocalStore()

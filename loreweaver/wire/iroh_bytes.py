@@ -32,6 +32,7 @@ def _write(builder: object, value: bytes | bytearray | memoryview) -> None:
 
 def _written(write: Callable, value: bytes) -> bytes:
     """What `write` puts in a fresh buffer of the binding's."""
+    # Only install() calls this, once it found iroh_ffi: another iroh release may lack it.
     from iroh import iroh_ffi
 
     builder = iroh_ffi._UniffiRustBufferBuilder()
@@ -48,6 +49,7 @@ def install() -> bool:
     if _library_write is not None:
         return True
     try:
+        # Inside the try: another iroh release may have no iroh_ffi (then nothing is replaced).
         from iroh import iroh_ffi
 
         builder = iroh_ffi._UniffiRustBufferBuilder

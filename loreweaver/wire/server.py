@@ -26,6 +26,7 @@ from zope.interface import implementer
 from base import frames
 from loreweaver.wire import hub, self_update, shutdown
 from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
+from loreweaver.wire.media_channel import HEADER_LIMIT
 from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
@@ -148,8 +149,6 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
 
 
 def _largest_media_message() -> int:
-    from loreweaver.wire.media_channel import HEADER_LIMIT
-
     return max(settings.TRPG_MEDIA_AUDIO_MAX, settings.TRPG_MEDIA_IMAGE_MAX) + HEADER_LIMIT + 4
 
 

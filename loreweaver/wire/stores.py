@@ -197,7 +197,7 @@ class RedisStore(Store):
         self._scripts: dict[int, dict[str, Any]] = {}
 
     def _client(self) -> Any:
-        import redis.asyncio as aioredis
+        import redis.asyncio as aioredis  # loaded only on the hosted profile (start time)
 
         loop = asyncio.get_running_loop()
         client = self._clients.get(id(loop))
