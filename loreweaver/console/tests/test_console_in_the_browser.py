@@ -80,3 +80,37 @@ def test_the_room_page_mint_panel_and_model_page_at_desktop_and_phone_width(brow
             assert page.locator("text=In force now").is_visible() and "server-wide" in page.content()
             page.screenshot(path=str(SCREENS / f"console-model-{size}.png"), full_page=True)
             page.close()
+
+
+def test_a_characters_items_and_the_rooms_quests_read_in_the_console(browser, server, operator, room):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with connect(server.ws_url) as pat, connect(server.ws_url) as kay:
+        for socket, key in (
+            (pat, server.env.mint(room, "Pat")),
+            (kay, server.env.mint(room, "Kay", "keeper")),
+        ):
+            socket.send(json.dumps({"type": "join", "key": key}))
+        for socket, line, answer in (
+            (pat, ".coc Mara", "Mara"),
+            (pat, ".inv add Lantern | tool | Ruth's storm lantern", "Lantern"),
+            (pat, ".money +12", "12"),
+            (kay, ".quest add The dark lighthouse | Find out why the lamp went dark", "lighthouse"),
+        ):
+            socket.send(json.dumps({"type": "input", "text": line}))
+            while not (
+                (frame := json.loads(socket.recv(timeout=10))).get("speaker") == "system"
+                and answer in frame.get("text", "")
+            ):
+                pass
+    for size, viewport in SIZES.items():
+        page, base = _logged_in(browser, server, operator, viewport)
+        page.goto(f"{base}/admin/keeper/character/?q=Mara")
+        page.locator("#result_list a", has_text="Mara").first.click()
+        assert "Ruth's storm lantern" in page.locator("#id_items").input_value()
+        assert page.locator("#id_money").input_value() == "12"
+        page.screenshot(path=str(SCREENS / f"console-character-items-{size}.png"), full_page=True)
+        page.goto(f"{base}/admin/keeper/quest/?q=lighthouse")
+        row = page.locator("#result_list tr", has_text="The dark lighthouse")
+        assert "in progress" in row.inner_text().lower()
+        page.screenshot(path=str(SCREENS / f"console-quests-{size}.png"), full_page=True)
+        page.close()
