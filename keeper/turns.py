@@ -118,8 +118,10 @@ def _command_played(
         # the roll lines, which the chronicle writes in the room's words.
         foreign = bool(rolls) and caller.locale != chronicle.room_language(room_id)
         said = "" if reply.private or foreign else reply.text
+        # A reply kept tells its public rolls already: the roll lines would say them twice.
+        told = [] if said else rolls
         chronicle.record(
-            room_id, chronicle.Turn(actor.name, reply.echo or text, said, rolls, [], hidden_rolls=hidden)
+            room_id, chronicle.Turn(actor.name, reply.echo or text, said, told, [], hidden_rolls=hidden)
         )
     played.settled = reply.follow_up is None and not reply.media
     return played
