@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
@@ -248,8 +249,13 @@ def _carried(character: dict) -> list[dict]:
 
 
 def inventory(character: dict) -> dict:
-    """`INVENTORY` (and a party member's `inventory`): the character's items in the
-    contract's words, and their money as `gold` whatever the pack calls it."""
+    """`INVENTORY` (and a party member's `inventory`): the items the character has any
+    of, in the contract's words, and their money as `gold` whatever the pack calls it.
+
+    An item used up is left out, as from `equipment` and the delta's `inventory`: both
+    client generations draw an item at quantity 0 as one carried (`ITEM_DEPLETED` told
+    it). The current client names the money by `currency_name` (the pack's word, in
+    the viewer's language) and says "coin" without it; the contract has no such field."""
     items = [
         {
             "name": item["name"],
@@ -258,9 +264,12 @@ def inventory(character: dict) -> dict:
             "quantity": item.get("quantity", 0),
             "description": item.get("description", ""),
         }
-        for item in character.get("items") or []
+        for item in _carried(character)
     ]
-    return {"items": items, "gold": int(character.get("money") or 0)}
+    shown: dict[str, Any] = {"items": items, "gold": int(character.get("money") or 0)}
+    if settings.TRPG_SIDEQUEST_CLIENT == "current" and character.get("currency"):
+        shown["currency_name"] = character["currency"]
+    return shown
 
 
 def quest_log(state: dict | None) -> dict[str, str]:

@@ -2,7 +2,10 @@
 (docs/sidequest.md, "Playing"): `INVENTORY` for `/inventory`, the viewer's party entry's
 `inventory`, `items_gained` and `quests` in `state_delta`, `ITEM_DEPLETED` when an
 item's quantity reaches zero, `RESOURCE_MIN_REACHED` when a resource reaches its
-minimum, `ACHIEVEMENT_EARNED` when a quest completes; a keeper-only quest never."""
+minimum (the item then gone from `INVENTORY` and the party entry, which both client
+generations would draw as one carried), `ACHIEVEMENT_EARNED` when a quest completes; a
+keeper-only quest never. The current client (sidequest-ui ffa5a44) also gets the money's
+name as `currency_name`, which it shows beside `gold` ("coin" without it)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from loreweaver.testing.clients import WsClient, system_answer
+from loreweaver.testing.servers import dedicated_server
 from loreweaver.wire.tests.sidequest_client import SideQuestClient
 
 
@@ -29,6 +33,15 @@ class Item(Contract):
 class Inventory(Contract):
     items: list[Item]
     gold: int
+
+
+class CurrentInventory(Inventory):
+    """What the current client's inventory panel reads (`InventoryData`)."""
+
+    currency_name: str
+
+
+current = dedicated_server(TRPG_SIDEQUEST__CLIENT="current")
 
 
 class ItemGained(Contract):
@@ -118,6 +131,13 @@ async def test_an_item_used_up_and_a_resource_spent_are_told_as_their_own_messag
         used = await _turn(sam, ".inv use brandy")
         depleted = [m["payload"] for m in used if m["type"] == "ITEM_DEPLETED"]
         assert [ItemDepleted(**p) for p in depleted] == [ItemDepleted(item_name="Brandy", remaining_before=1)]
+        party = [m["payload"] for m in used if m["type"] == "PARTY_STATUS"][-1]
+        me = next(member for member in party["members"] if member["name"] == "Sam")
+        assert Inventory(**me["inventory"]) == Inventory(items=[], gold=0), (
+            "a used-up item is not drawn as carried"
+        )
+        await sam.act("/inventory")
+        assert Inventory(**await sam.expect("INVENTORY")) == Inventory(items=[], gold=0)
 
         spent = await _turn(sam, ".st HP-99")
         reached = [m["payload"] for m in spent if m["type"] == "RESOURCE_MIN_REACHED"]
@@ -166,3 +186,18 @@ async def test_quests_ride_the_delta_a_completed_one_is_an_achievement_and_a_sec
             delta = _end_delta(await _turn(sam, ".quest"))
             assert delta["quests"] == {"Light the lamp": "completed"}
         assert "Ruth" not in json.dumps(sam.seen, ensure_ascii=False)
+
+
+async def test_the_current_client_is_told_what_the_money_is_called(current, room):
+    key, table = await _seated(current, room, "Sam")
+    async with table, await SideQuestClient.open(current, key) as sam:
+        await sam.joined("Sam")
+        paid = await _turn(sam, ".money +12")
+        party = [m["payload"] for m in paid if m["type"] == "PARTY_STATUS"][-1]
+        me = next(member for member in party["members"] if member["name"] == "Sam")
+        assert CurrentInventory(**me["inventory"]) == CurrentInventory(
+            items=[], gold=12, currency_name="dollars"
+        )
+        await sam.act("/inventory")
+        shown = CurrentInventory(**await sam.expect("INVENTORY"))
+        assert (shown.gold, shown.currency_name) == (12, "dollars")
