@@ -26,6 +26,7 @@ _WORDS = {
     "新增": "add",
     "设置": "set",
     "秘密": "secret",
+    "公开": "reveal",
 }
 # "Brandy x3" (or with a multiplication sign, or *3): a name and how many.
 _COUNT = re.compile(r"^(?P<name>.+?)\s*[x×*]\s*(?P<n>\d{1,4})$", re.IGNORECASE)
@@ -192,7 +193,7 @@ def money(arguments: str, caller: Caller) -> CommandReply:
     "任务",
     help=_(
         "quests: .quest; keeper: .quest add <name> [| description], .quest set <name> <status>, "
-        ".quest secret <name> [| description]"
+        ".quest secret <name> [| description], .quest reveal <name>"
     ),
 )
 def quest(arguments: str, caller: Caller) -> CommandReply:
@@ -224,20 +225,19 @@ def quest(arguments: str, caller: Caller) -> CommandReply:
                 return CommandReply(
                     caller.say(_("A new quest for the keepers only: {name}."), name=found.name)
                 )
-            found = quests.set_secret(caller.room_id, name)
-            text = (
-                _("Quest {name} is for the keepers only now.")
-                if found.secret
-                else _("Players can see the quest {name} now.")
-            )
-            return CommandReply(caller.say(text, name=found.name))
+            # Saying it again keeps it secret: a retyped line must never reveal a quest.
+            found = quests.set_secret(caller.room_id, name, True)
+            return CommandReply(caller.say(_("Quest {name} is for the keepers only now."), name=found.name))
+        if word == "reveal":
+            found = quests.set_secret(caller.room_id, rest, False)
+            return CommandReply(caller.say(_("Players can see the quest {name} now."), name=found.name))
     except Refusal as refused:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(
         caller.say(
             _(
                 "Use .quest, .quest add <name> [| description], .quest set <name> <status>, "
-                ".quest secret <name> [| description]."
+                ".quest secret <name> [| description], .quest reveal <name>."
             )
         )
     )

@@ -90,11 +90,10 @@ def set_status(room_id: int, name: str, status: str) -> tuple[Quest, str]:
     return quest, before
 
 
-def set_secret(room_id: int, name: str, secret: bool | None = None) -> Quest:
-    """Make a quest keeper-only, or known to the players again (None: the other way
-    round from now)."""
+def set_secret(room_id: int, name: str, secret: bool) -> Quest:
+    """Make a quest keeper-only, or known to the players again."""
     quest = _named(room_id, name)
-    quest.secret = (not quest.secret) if secret is None else secret
+    quest.secret = secret
     quest.save(update_fields=["secret"])
     return quest
 

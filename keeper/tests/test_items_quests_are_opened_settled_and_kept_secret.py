@@ -78,4 +78,8 @@ async def test_a_quest_hidden_later_leaves_the_players_state(server, room):
         await system_answer(keeper, ".quest add Light the lamp")
         state = await _state_where(player, lambda s: "Light the lamp" in _quests(s), [])
         assert list(_quests(state)) == ["Light the lamp"]
-        assert "Players can see" in await system_answer(keeper, ".quest secret Ruth's bribe")
+        again = await system_answer(keeper, ".quest secret Ruth's bribe | Silas paid the harbour master")
+        assert again == "Quest Ruth's bribe is for the keepers only now.", "a retyped line never reveals it"
+        assert "Players can see" in await system_answer(keeper, ".quest reveal Ruth's bribe")
+        state = await _state_where(player, lambda s: "Ruth's bribe" in _quests(s), [])
+        assert "secret" not in _quests(state)["Ruth's bribe"]
