@@ -9,7 +9,7 @@ import { AudioDesk } from "./audio.js";
 import { currentLocale, pick, setLocale, t } from "./i18n.js";
 import { KeeperScreens } from "./keeper.js";
 import { MediaChannel } from "./media.js";
-import { Blocks, diceCard, panelBox, storyLine, systemLine } from "./render.js";
+import { Blocks, diceCard, element, panelBox, storyLine, systemLine } from "./render.js";
 import { belongings, questItems } from "./sheet.js";
 
 const PROTOCOL = document.body.dataset.protocol;
@@ -355,28 +355,22 @@ function onPresence(frame) {
 // One member at the table: name, then role, character and how they are connected (the
 // server's additive presence fields; an older server sends names only).
 function onlineEntry(player) {
-  const item = document.createElement("li");
-  item.className = "online";
-  const label = document.createElement("bdi"); // a name in any script reads on its own
-  label.textContent = player.name;
-  const nameLine = document.createElement("span");
-  nameLine.append(label, player.id === table.you?.id ? ` (${t("you")})` : "");
-  const member = document.createElement("span");
-  member.className = "member";
+  const nameLine = element("span");
+  // A name in any script reads on its own.
+  nameLine.append(element("bdi", "", player.name), player.id === table.you?.id ? ` (${t("you")})` : "");
+  const member = element("span", "member");
   member.append(nameLine);
-  item.append(avatarImage(null, player.name), member);
-  const details = document.createElement("span");
-  details.className = "who";
   const parts = [];
   if (player.role) parts.push(t(player.role === "keeper" ? "role-keeper" : "role-player"));
-  if (player.character) {
-    const character = document.createElement("bdi");
-    character.textContent = player.character;
-    parts.push(character);
-  }
+  if (player.character) parts.push(element("bdi", "", player.character));
   if (player.carriers?.length) parts.push(player.carriers.map((c) => CARRIER_NAMES[c] ?? c).join(", "));
-  parts.forEach((part, i) => details.append(i ? " · " : "", part));
-  if (parts.length) member.append(details);
+  if (parts.length) {
+    const details = element("span", "who");
+    parts.forEach((part, i) => details.append(i ? " · " : "", part));
+    member.append(details);
+  }
+  const item = element("li", "online");
+  item.append(avatarImage(null, player.name), member);
   return item;
 }
 

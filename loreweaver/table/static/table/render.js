@@ -4,7 +4,8 @@ import { evaluate } from "./conditions.js";
 import { pick, t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
-function element(tag, className, text) {
+/** A new element with a class and a text (never HTML). */
+export function element(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);

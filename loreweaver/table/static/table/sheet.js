@@ -2,13 +2,7 @@
 // server sends (docs/decisions.md, "Items, money and quests"): a client that does not
 // know them ignores them, so both parts draw nothing when the fields are absent.
 import { t } from "./i18n.js";
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { element } from "./render.js";
 
 /** The owner's items and money, for the character part of the sidebar (empty when the
  * server sends no belongings). */
