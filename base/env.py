@@ -212,10 +212,21 @@ class LlmEnv(BaseModel):
 
 
 class SideQuestEnv(BaseModel):
-    """`TRPG_SIDEQUEST__*`: which SideQuest client generation is served."""
+    """`TRPG_SIDEQUEST__*`: which SideQuest client generation is served, and how many
+    games its lobby lets strangers start."""
 
     client: Annotated[Literal["contract", "current"], BeforeValidator(_choice)] = "contract"
     players_start_games: Flag = False
+    games_per_address: Annotated[Whole, Field(ge=1)] = 3  # new games an hour, per address
+    player_games: Annotated[Whole, Field(ge=1)] = 50  # games started by players, in all
+
+
+class GuestsEnv(BaseModel):
+    """`TRPG_GUESTS__*`: the seats of guests in rooms open to any name."""
+
+    idle_days: Annotated[Number, Field(gt=0.0)] = 14.0  # an unused seat is given up after
+    per_room: Annotated[Whole, Field(ge=1)] = 40
+    new_per_address: Annotated[Whole, Field(ge=1)] = 5  # new seats an hour, per address
 
 
 class OfflineEnv(BaseModel):
@@ -265,6 +276,7 @@ class TableEnv(_Env):
     media: MediaEnv = MediaEnv()
     llm: LlmEnv = LlmEnv()
     sidequest: SideQuestEnv = SideQuestEnv()
+    guests: GuestsEnv = GuestsEnv()
     offline: OfflineEnv = OfflineEnv()
     imagegen: ImagegenEnv = ImagegenEnv()
 

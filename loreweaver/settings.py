@@ -346,6 +346,14 @@ TRPG_LLM_MAX_ROUNDS = _table.llm.max_rounds
 # to start games, the current client's "new game" opens a room of its own.
 TRPG_SIDEQUEST_CLIENT = _table.sidequest.client
 TRPG_SIDEQUEST_PLAYERS_START_GAMES = _table.sidequest.players_start_games
+# What strangers may make (rooms/guests.py, docs/operations.md "Strangers"): games started
+# from the lobby, per address an hour and in all; guest seats per room, new ones per
+# address an hour, and the days an unused seat is kept.
+TRPG_SIDEQUEST_GAMES_PER_ADDRESS = _table.sidequest.games_per_address
+TRPG_SIDEQUEST_PLAYER_GAMES = _table.sidequest.player_games
+TRPG_GUESTS_PER_ROOM = _table.guests.per_room
+TRPG_GUESTS_NEW_PER_ADDRESS = _table.guests.new_per_address
+TRPG_GUESTS_IDLE_DAYS = _table.guests.idle_days
 # Seconds between the pieces the offline and sample Keepers stream (a model's pace).
 TRPG_OFFLINE_STREAM_PAUSE = _table.offline.stream_pause
 # The image endpoint (OpenAI-compatible images API) that draws portraits (`.avatar gen`)

@@ -46,6 +46,11 @@ class Room(models.Model):
         choices=[(slug, slug) for slug in SIDEQUEST_GENRES],
         help_text="the SideQuest web client's genre for this room; empty: from its rule system",
     )
+    # A game a player started from the SideQuest lobby (not the operator): these count
+    # against TRPG_SIDEQUEST__PLAYER_GAMES, and one nobody ever played in is given up.
+    started_by_player = models.BooleanField(
+        default=False, help_text="started by a player from the SideQuest lobby", editable=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -89,6 +94,9 @@ class AccessKey(models.Model):
         blank=True,
         help_text="Joins with this key are refused until then (an operator's disconnect)",
     )
+    # A guest's seat in a room open to any name (rooms/guests.py): made by the server for
+    # one browser, never shown; it expires when unused, and its revocation is remembered.
+    guest = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -128,6 +136,25 @@ class AccessKey(models.Model):
         """Whether this is its room's only keeper key (which must stay, or the room is lost)."""
         others = AccessKey.objects.filter(room_id=self.room_id, role=Role.KEEPER).exclude(pk=self.pk)
         return self.is_keeper and not others.exists()
+
+
+class GuestRevocation(models.Model):
+    """A guest's seat that was revoked: the browser it belonged to may not take it
+    again. Only the digest of the seat's key is kept (the seat itself is deleted, as
+    any revoked key is)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="guest_revocations")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    name = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("revoked guest")
+        verbose_name_plural = _("revoked guests")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.room.name}"
 
 
 class Speaker(models.TextChoices):

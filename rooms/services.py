@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import hashlib
-import hmac
 import re
 import tomllib
 import uuid
@@ -16,11 +14,11 @@ from pathlib import Path
 import tomli_w
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 from base.i18n import Refusal, _
+from rooms.guests import guests_revoke
 from rooms.keys import is_digest, key_digest, mask_key, member_id_for, new_key
 from rooms.models import (
     SIDEQUEST_GENRES,
@@ -172,34 +170,6 @@ def key_mint(
     return MintedKey(key=key, access_key=access_key)
 
 
-def guest_key(room: str, name: str) -> str | None:
-    """The key a guest of the open room `room` joins with under `name` (None when the
-    room is not open). Derived from the server's secret, so the same name is the same
-    member each time it connects; made on first use, never shown to anyone."""
-    target = Room.objects.filter(name=room, open_to_all=True).first()
-    name = _clean_label(name, "name", NAME_MAX)
-    if target is None:
-        return None
-    key = (
-        "guest-"
-        + hmac.new(
-            settings.SECRET_KEY.encode(), f"guest:{target.pk}:{name.casefold()}".encode(), hashlib.sha256
-        ).hexdigest()
-    )
-    AccessKey.objects.get_or_create(
-        digest=key_digest(key),
-        defaults={
-            "room": target,
-            "member_id": member_id_for(key),
-            "key_masked": mask_key(key),
-            "name": name,
-            "role": Role.PLAYER,
-            "purpose": Purpose.JOIN,
-        },
-    )
-    return key
-
-
 def key_lookup(key: str, *, now: datetime.datetime | None = None) -> AccessKey | None:
     """The access key a joining client presented, or None if it is unknown, expired, or
     not a key for joining (a `chat_bind` token)."""
@@ -289,6 +259,7 @@ def keys_delete(*, keys: Iterable[AccessKey]) -> int:
                 key.is_keeper for key in in_room if key.pk not in doomed
             ):
                 raise LastKeeperError(room=in_room[0].room.name)
+        guests_revoke([key for key in locked if key.pk in doomed])
         return AccessKey.objects.filter(pk__in=doomed).delete()[0]
 
 

@@ -119,7 +119,7 @@ def keys_html(room: Room) -> str:
                 (
                     reverse("admin:rooms_accesskey_change", args=[key.pk]),
                     key.name,
-                    key.role,
+                    f"{key.role} (guest)" if key.guest else key.role,
                     key.key_masked,
                     key.expires_at.strftime("%Y-%m-%d %H:%M UTC") if key.expires_at else "never",
                 )

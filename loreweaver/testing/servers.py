@@ -73,6 +73,10 @@ class ServerEnv:
             TRPG_RATE__REFILL_SECONDS="0",
             # Tests send wrong keys on purpose; the throttle has a test of its own.
             TRPG_RATE__BAD_KEYS_FREE="100000",
+            # Many tests seat guests and start games from loopback; the allowances per
+            # address have tests of their own.
+            TRPG_GUESTS__NEW_PER_ADDRESS="100000",
+            TRPG_SIDEQUEST__GAMES_PER_ADDRESS="100000",
             PYTHONUNBUFFERED="1",
         )
         if self.hosted:

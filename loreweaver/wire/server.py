@@ -118,6 +118,15 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if message.get("type") == OVERSIZE_ANSWER:
             self.oversize_answer = message["text"].encode("utf-8")
             return
+        if message.get("type") == "websocket.accept" and message.get("headers"):
+            # daphne drops an accept's headers (ASGI lets an application send them: a
+            # guest's cookie, say); autobahn writes a (subprotocol, headers) answer.
+            headers: dict[str, list[str]] = {}
+            for name, value in message["headers"]:
+                headers.setdefault(name.decode("latin-1"), []).append(value.decode("latin-1"))
+            self.handshake_deferred.callback((message.get("subprotocol"), headers))
+            del self.handshake_deferred
+            return
         super().handle_reply(message)
 
     def onClose(self, wasClean: bool, code: int | None, reason: str | None) -> None:  # noqa: N802, N803

@@ -45,7 +45,7 @@ from loreweaver.wire.sidequest_table import (
     character_state,
     dice_line,
     footnotes,
-    guest_key,
+    guest_seat_allowed,
     inventory,
     items_depleted,
     items_gained,
@@ -61,6 +61,14 @@ from loreweaver.wire.sidequest_table import (
     resources_at_minimum,
     state_delta,
     unseen,
+)
+from rooms.guests import (
+    GuestRefused,
+    NewSeatNeeded,
+    guest_cookie,
+    guest_seat,
+    guest_token_from,
+    new_guest_token,
 )
 
 log = logging.getLogger(__name__)
@@ -123,6 +131,14 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
+        # The browser's secret a guest's seat is bound to (rooms/guests.py): the cookie it
+        # sends, or a new one given to it in the handshake's answer.
+        cookie = b"; ".join(value for name, value in self.scope.get("headers", []) if name == b"cookie")
+        self.guest_token = guest_token_from(cookie.decode("latin-1"))
+        answer_headers = None
+        if self.guest_token is None:
+            self.guest_token = new_guest_token()
+            answer_headers = [(b"set-cookie", guest_cookie(self.guest_token).encode("latin-1"))]
         # Before the accept, so it holds from the first message: a message over the cap
         # (never lifted here: no contract message comes near it) is refused in the
         # contract's shape, then the protocol closes with 1009.
@@ -130,7 +146,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             self.session.locale, _("A message here is at most {kib} KiB."), kib=PRE_JOIN_LIMIT // 1024
         )
         await self.base_send({"type": OVERSIZE_ANSWER, "text": self._error_message(too_big)})
-        await self.accept()
+        await self.accept(headers=answer_headers)
         await self.session.open()
 
     async def disconnect(self, code: int) -> None:
@@ -234,13 +250,17 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         if connect.game_slug and not key:
             # The current client names the game by the slug its lobby handed out.
             world = await database_sync_to_async(world_of_game)(connect.game_slug) or ""
-        if not key and world and connect.player_name.strip():
+        if not key and world:
             # A room the operator opened to any name admits a guest as a player.
-            key = await database_sync_to_async(guest_key)(world, connect.player_name.strip())
+            key = await self._guest_key(world, connect.player_name)
+            if key is None:
+                return  # refused, and told why: the socket is closing
         if not key:
-            await self._error(
-                "This server admits players with an access key (payload.key or ?key=), "
-                "or to a room its operator opened to any name."
+            await self._refuse(
+                _(
+                    "This server admits players with an access key (payload.key or ?key=), "
+                    "or to a room its operator opened to any name."
+                )
             )
             await self.close()
             return
@@ -252,6 +272,33 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         # The whole handshake runs here: afterwards the session has a seat, or it is
         # closing with the reason (`bad_key`, `too_many_connections`, ...) on its way.
         await self.session.receive_text(json.dumps(join))
+
+    async def _guest_key(self, world: str, name: str) -> str | None:
+        """The key of this browser's seat in the open room `world` (made if it has none,
+        within the address's allowance); None once a refusal was told and the socket
+        is closing."""
+        try:
+            try:
+                seat = await database_sync_to_async(guest_seat)(
+                    room_name=world, name=name, token=self.guest_token, may_create=False
+                )
+            except NewSeatNeeded:
+                if not await guest_seat_allowed(self.peer):
+                    raise GuestRefused(
+                        "too_many_guests",
+                        _("Too many new guests came from your address; try again in an hour."),
+                    ) from None
+                seat = await database_sync_to_async(guest_seat)(
+                    room_name=world, name=name, token=self.guest_token, may_create=True
+                )
+        except GuestRefused as refused:
+            if refused.code == "not_open":
+                return ""  # told as a connect without a key
+            self.connect_sent = True  # nothing more is read: the socket is closing
+            await self._error(refused.message(self.session.locale))
+            await self.close()
+            return None
+        return seat.key
 
     async def _action(self, action: Action) -> None:
         text = action.action.strip()

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
+from django.utils import translation
 from django.utils.text import slugify
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
+from base.i18n import _, say
 from keeper.models import TableSettings
 from loreweaver.wire import coordination
 from loreweaver.wire.protocol.sidequest import parse_new_game
 from loreweaver.wire.sidequest_table import genre_of, genres
-from rooms.models import Room
-from rooms.services import room_get_or_create
+from rooms.guests import GuestRefused, player_game_room
+from rooms.models import Role, Room
 
 
 def game_slug(room: Room) -> str:
@@ -91,32 +93,68 @@ def _game(room: Room, *, resumed: bool, player_name: str | None = None) -> dict:
     }
 
 
+# Any address may ask for a game this often (a burst, then one every few seconds).
+LOBBY_BURST, LOBBY_REFILL_SECONDS = 10, 6.0
+
+
+def _locale(request: HttpRequest) -> str:
+    return "zh" if translation.get_language_from_request(request).startswith("zh") else "en"
+
+
+def _too_many(request: HttpRequest, text: str, **values: object) -> JsonResponse:
+    """429, saying why in the asker's language (the lobby shows `detail`)."""
+    answer = JsonResponse({"detail": say(_locale(request), text, **values)}, status=429)
+    answer["Retry-After"] = "60"
+    return answer
+
+
+async def _allowed(address: str, bucket: str, *, burst: int, refill_seconds: float) -> bool:
+    return await coordination.shared().take_tokens(
+        [f"{bucket}:{address}"], burst=burst, refill_seconds=refill_seconds
+    )
+
+
 @csrf_exempt  # no cookie acts here: a keyless lobby; JSON only, which a cross-site form cannot send
 @require_POST
-def games_view(request: HttpRequest) -> JsonResponse:
+async def games_view(request: HttpRequest) -> JsonResponse:
     """`POST /api/games`: the game of a world. It is the world's open room, or, where the
     operator lets players start games and the client asks for a new one, a room of its
-    own in the world's genre and rule system."""
+    own in the world's genre and rule system (a few an hour per address, and at most
+    `TRPG_SIDEQUEST__PLAYER_GAMES` in all: 429 beyond)."""
     if request.content_type != "application/json":
         return JsonResponse({"detail": "send JSON (application/json)"}, status=415)
     try:
         asked = parse_new_game(request.body)
     except ValidationError as invalid:
         return JsonResponse({"detail": f"not a game request: {invalid}"[:500]}, status=422)
-    world = Room.objects.filter(name=asked.world_slug, open_to_all=True).first()
+    address = request.META.get("REMOTE_ADDR", "")
+    if not await _allowed(address, "lobby", burst=LOBBY_BURST, refill_seconds=LOBBY_REFILL_SECONDS):
+        return _too_many(request, _("Too many requests from your address; wait a minute and try again."))
+    world = await sync_to_async(_open_world)(asked.world_slug)
     if world is None or genre_of(world) != asked.genre_slug:
         return JsonResponse({"detail": f"no world {asked.world_slug} in {asked.genre_slug}"}, status=404)
     if not (settings.TRPG_SIDEQUEST_PLAYERS_START_GAMES and asked.force_new):
         return JsonResponse(_game(world, resumed=True, player_name=asked.player_name))
-    return JsonResponse(_game(_start(world), resumed=False, player_name=asked.player_name), status=201)
+    per_hour = settings.TRPG_SIDEQUEST_GAMES_PER_ADDRESS
+    if not await _allowed(address, "new-game", burst=per_hour, refill_seconds=3600 / per_hour):
+        return _too_many(
+            request, _("You started {count} games this hour; join one of them, or try later."), count=per_hour
+        )
+    try:
+        started = await sync_to_async(_start)(world)
+    except GuestRefused as full:
+        return _too_many(request, full.text, **full.values)
+    return JsonResponse(_game(started, resumed=False, player_name=asked.player_name), status=201)
+
+
+def _open_world(name: str) -> Room | None:
+    return Room.objects.filter(name=name, open_to_all=True).select_related("table_settings").first()
 
 
 def _start(world: Room) -> Room:
     """A new room open to any name, in the world's genre and rule system."""
     with transaction.atomic():
-        room = room_get_or_create(name=f"{world.name[:50]}-{secrets.token_hex(3)}")
-        room.open_to_all, room.sidequest_genre = True, genre_of(world)
-        room.save(update_fields=["open_to_all", "sidequest_genre"])
+        room = player_game_room(world=world, genre=genre_of(world))
         system = TableSettings.objects.filter(room=world).values_list("system", flat=True).first()
         if system:
             TableSettings.objects.update_or_create(room=room, defaults={"system": system})
@@ -133,23 +171,17 @@ def game_view(request: HttpRequest, slug: str) -> JsonResponse:
 
 
 @require_GET
-def sessions_view(request: HttpRequest) -> JsonResponse:
-    """`GET /api/sessions[?genre=]`: the open rooms with someone online, and who."""
-    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
-    asked = request.GET.get("genre")
-    rooms = [(room, genre_of(room)) for room in open_rooms]
-    rooms = [(room, genre) for room, genre in rooms if asked in (None, genre)]
-    online = coordination.online_now([room.pk for room, _genre in rooms]) if rooms else {}
+async def sessions_view(request: HttpRequest) -> JsonResponse:
+    """`GET /api/sessions[?genre=]`: the open rooms with a player online, and the players
+    (what a lobby shows; keepers are never listed, and closed rooms never named)."""
+    rooms = await sync_to_async(_open_rooms)(request.GET.get("genre"))
+    shared = coordination.shared()
     sessions = []
-    for room, genre in rooms:
-        members = online.get(room.pk) or []
-        if not members:
+    for room, genre, slug in rooms:
+        players = [m for m in await shared.online_members(room.pk) if m.role != Role.KEEPER]
+        if not players:
             continue
-        table, story, slug = (
-            getattr(room, "table_settings", None),
-            getattr(room, "story", None),
-            game_slug(room),
-        )
+        table, story = getattr(room, "table_settings", None), getattr(room, "story", None)
         sessions.append(
             {
                 "session_key": slug,
@@ -157,10 +189,17 @@ def sessions_view(request: HttpRequest) -> JsonResponse:
                 "world": room.name,
                 "session_id": slug,
                 # Names only: a member's id stays inside the server (the client's ids are names too).
-                "players": [{"player_id": m.name, "display_name": m.name} for m in members],
+                "players": [{"player_id": m.name, "display_name": m.name} for m in players],
                 "current_turn": 0,
                 "current_location": story.scene_name if story else "",
                 "turn_mode": "structured" if table and table.turn_mode == "structured" else "free_play",
             }
         )
     return JsonResponse({"sessions": sessions})
+
+
+def _open_rooms(genre: str | None) -> list[tuple[Room, str, str]]:
+    """The open rooms (of `genre`, when asked), each with its genre and game slug."""
+    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
+    listed = [(room, genre_of(room), game_slug(room)) for room in open_rooms]
+    return [entry for entry in listed if genre in (None, entry[1])]

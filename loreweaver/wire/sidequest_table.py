@@ -13,12 +13,11 @@ from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
-from base.i18n import Refusal
 from keeper import characters, lore
 from keeper.models import ChronicleEntry, LoreEntry, TableSettings
 from keeper.rules.packs import catalog
+from loreweaver.wire import coordination
 from media_store import services as media_services
-from rooms import services as room_services
 from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room, TranscriptEntry
 
 
@@ -144,11 +143,13 @@ def last_lore_id(room_id: int) -> int:
     return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
 
 
-def guest_key(room: str, name: str) -> str | None:
-    try:
-        return room_services.guest_key(room, name)
-    except Refusal:  # a name no key may carry
-        return None
+async def guest_seat_allowed(address: str) -> bool:
+    """Whether `address` may make one more guest seat now (TRPG_GUESTS__NEW_PER_ADDRESS
+    an hour, shared by every process)."""
+    allowance = settings.TRPG_GUESTS_NEW_PER_ADDRESS
+    return await coordination.shared().take_tokens(
+        [f"guest-seat:{address}"], burst=allowance, refill_seconds=3600 / allowance
+    )
 
 
 # --- creation ---------------------------------------------------------------------

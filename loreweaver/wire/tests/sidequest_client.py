@@ -23,6 +23,27 @@ def ws_url(server: Any, key: str | None = None) -> str:
     return url + (f"?key={key}" if key else "")
 
 
+class Browser:
+    """What a browser keeps between visits to `/ws`: the cookies the server set (a
+    guest's seat is bound to one, rooms/guests.py)."""
+
+    def __init__(self) -> None:
+        self.cookies: dict[str, str] = {}
+
+    async def connect(self, url: str, *, source: str | None = None) -> websockets.ClientConnection:
+        """Open a socket to `url` carrying this browser's cookies, and keep what it sets
+        (from the loopback address `source`, e.g. 127.0.0.2, to be another address)."""
+        sent = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        extra = {"local_addr": (source, 0)} if source else {}
+        socket = await websockets.connect(
+            url, max_size=None, open_timeout=TIMEOUT, additional_headers=sent, **extra
+        )
+        for header in socket.response.headers.get_all("Set-Cookie"):
+            name, _sep, rest = header.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        return socket
+
+
 class SideQuestClient:
     """One socket on `/ws`; every message received must have the contract's envelope."""
 
@@ -31,9 +52,11 @@ class SideQuestClient:
         self.seen: list[dict] = []
 
     @classmethod
-    async def open(cls, server: Any, key: str | None = None) -> SideQuestClient:
-        socket = await websockets.connect(ws_url(server, key), max_size=None, open_timeout=TIMEOUT)
-        return cls(socket)
+    async def open(
+        cls, server: Any, key: str | None = None, browser: Browser | None = None, source: str | None = None
+    ) -> SideQuestClient:
+        """A socket from `browser` (a fresh one, with no cookie, by default)."""
+        return cls(await (browser or Browser()).connect(ws_url(server, key), source=source))
 
     async def __aenter__(self) -> SideQuestClient:
         return self

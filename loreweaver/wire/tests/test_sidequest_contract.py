@@ -20,7 +20,7 @@ from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import FakeLlm, Text, Tool, png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
-from loreweaver.wire.tests.sidequest_client import open_to_any_name
+from loreweaver.wire.tests.sidequest_client import Browser, open_to_any_name
 from rooms.models import SIDEQUEST_GENRES
 
 offline_server = dedicated_server()
@@ -581,8 +581,9 @@ async def test_a_room_the_operator_opened_admits_any_name_as_a_player(offline_se
     open_to_any_name(env, room)
     listed = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read()))
     assert room in listed["pulp_noir"]["worlds"]
-    for _visit in range(2):  # the same name is the same member each time
-        async with websockets.connect(_ws(offline_server)) as socket:
+    browser = Browser()
+    for _visit in range(2):  # the same browser is the same member each time
+        async with await browser.connect(_ws(offline_server)) as socket:
             guest = SideQuestClient(socket)
             await guest.send("SESSION_EVENT", connect)
             event = await guest.expect("SESSION_EVENT")

@@ -19,7 +19,7 @@ from loreweaver.testing.clients import WsClient, settle, system_answer
 from loreweaver.testing.fake_llm import png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import _database, dedicated_server
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, open_to_any_name, ws_url
+from loreweaver.wire.tests.sidequest_client import Browser, SideQuestClient, open_to_any_name, ws_url
 
 table = dedicated_server()
 
@@ -74,7 +74,8 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
         assert listed["pulp_noir"]["worlds"] == [room], "a CoC room is listed under pulp_noir"
         assert all(isinstance(world, str) for entry in listed.values() for world in entry["worlds"])
 
-        async with await ContractEraClient.open(table) as wren:
+        browser = Browser()  # Wren's browser keeps the cookie her seat is bound to
+        async with await ContractEraClient.open(table, browser=browser) as wren:
             await wren.connect_as_the_client_does("Wren", "pulp_noir", room)
             assert (await wren.expect("SESSION_EVENT"))["event"] == "connected"
             first = await wren.expect("CHARACTER_CREATION")
@@ -163,8 +164,8 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
             await wren.send("JOURNAL_REQUEST", {"category": "Place", "sort_by": "time"})
             assert all(e["category"] == "Place" for e in (await wren.expect("JOURNAL_RESPONSE"))["entries"])
 
-        # A reconnect (the client's 1 s retry): the same name is the same member.
-        async with await ContractEraClient.open(table) as wren:
+        # A reconnect (the client's 1 s retry): the same browser is the same member.
+        async with await ContractEraClient.open(table, browser=browser) as wren:
             await wren.connect_as_the_client_does("Wren", "pulp_noir", room)
             ready = await wren.expect("SESSION_EVENT", event="ready")
             assert ready["initial_state"]["characters"][0]["name"] == "Wren Hale"

@@ -22,7 +22,7 @@ from loreweaver.testing.fake_llm import png
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.servers import dedicated_server
 from loreweaver.wire.sidequest_table import unseen
-from loreweaver.wire.tests.sidequest_client import SideQuestClient, open_to_any_name, ws_url
+from loreweaver.wire.tests.sidequest_client import Browser, SideQuestClient, open_to_any_name, ws_url
 from rooms.models import SIDEQUEST_GENRES
 
 lobby = dedicated_server(TRPG_SIDEQUEST__CLIENT="current")
@@ -76,14 +76,18 @@ async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobb
         assert (status, metadata["genre_slug"], metadata["world_slug"]) == (200, "pulp_noir", room)
         assert (await asyncio.to_thread(_http, lobby, f"/api/games/{room}-{'0' * 16}"))[0] == 404
         status, sessions = await asyncio.to_thread(_http, lobby, "/api/sessions")
-        mine = next(s for s in sessions["sessions"] if s["world"] == room)
-        assert mine["session_key"] == slug and mine["players"] == [
-            {"player_id": "Kay", "display_name": "Kay"}
-        ]
+        assert room not in json.dumps(sessions), (
+            "a keeper alone is no session to join: keepers are never listed"
+        )
 
-        async with await CurrentClient.open(lobby) as wren:
+        browser = Browser()  # Wren's browser keeps the cookie her seat is bound to
+        async with await CurrentClient.open(lobby, browser=browser) as wren:
             await wren.connect_by_slug(slug, "Wren", 0)
             assert (await wren.expect("SESSION_EVENT"))["event"] == "connected"
+            status, sessions = await asyncio.to_thread(_http, lobby, "/api/sessions")
+            mine = next(s for s in sessions["sessions"] if s["world"] == room)
+            assert mine["session_key"] == slug
+            assert mine["players"] == [{"player_id": "Wren", "display_name": "Wren"}], "players only"
             await wren.expect("CHARACTER_CREATION", scene_index=0)
             for choice in ("Wren Hale", "2", "A ferry pilot."):
                 await wren.send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
@@ -116,7 +120,7 @@ async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobb
         await kay.say("The fog rolls in off the water.")  # while Wren is away
         await kay.expect("narrative", speaker="player")
 
-        async with await CurrentClient.open(lobby) as wren:  # a reloaded page: its last seq
+        async with await CurrentClient.open(lobby, browser=browser) as wren:  # a reloaded page: its last seq
             await wren.connect_by_slug(slug, "Wren", last_seen)
             assert (await wren.expect("SESSION_EVENT"))["event"] == "ready"
             await wren.expect("PARTY_STATUS")  # after the story so far
@@ -125,7 +129,9 @@ async def test_the_current_client_starts_joins_creates_plays_and_comes_back(lobb
             assert away["seq"] > last_seen
             assert all(p["seq"] > last_seen for p in replayed), "only what the client has not seen"
 
-        async with await CurrentClient.open(lobby) as wren:  # nothing new: the last lines again
+        async with await CurrentClient.open(
+            lobby, browser=browser
+        ) as wren:  # nothing new: the last lines again
             await wren.connect_by_slug(slug, "Wren", 10**9)
             await wren.expect("SESSION_EVENT", event="ready")
             await wren.expect("PARTY_STATUS")  # after the story so far
