@@ -73,6 +73,9 @@ class ServerEnv:
             TRPG_RATE__REFILL_SECONDS="0",
             # Tests send wrong keys on purpose; the throttle has a test of its own.
             TRPG_RATE__BAD_KEYS_FREE="100000",
+            # Tests read `/metrics` and the whole `/readyz` as an operator's scraper does,
+            # with the token (loreweaver/testing/metrics.py): loopback is not trusted.
+            TRPG_METRICS_TOKEN=TEST_METRICS_TOKEN,
             PYTHONUNBUFFERED="1",
         )
         if self.hosted:
@@ -117,6 +120,8 @@ class ServerEnv:
 
 # The secret every hosted test server shares (a test's processes must agree on it).
 TEST_SECRET_KEY = "test-only-secret-" + "x" * 40
+# The bearer token every test server's `/metrics` answers (TRPG_METRICS_TOKEN).
+TEST_METRICS_TOKEN = "test-only-metrics-token-" + "m" * 24
 
 
 def create_env(
