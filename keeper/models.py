@@ -4,6 +4,7 @@ NPCs, the Keeper's notes, and the server's LLM configuration."""
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from rooms.models import Room
@@ -394,6 +395,11 @@ class LoreEntry(models.Model):
         return self.title
 
 
+# A chronicle entry the table saw nothing of (a hidden roll): only keepers know of it,
+# so what players read (`.recap`, the summary, a journal's turn numbers) leaves it out.
+UNSEEN_BY_THE_TABLE = Q(line="", outcome="", dice=[], npc_lines=[])
+
+
 class ChronicleEntry(models.Model):
     """One finished turn of a room, as the campaign remembers it: who acted, what the
     table saw (the line, the outcome, the public rolls, the NPCs' lines, the scene and
@@ -422,7 +428,10 @@ class ChronicleEntry(models.Model):
         return f"{self.actor}: {self.line[:60]}"
 
     def public_text(self) -> str:
-        """The entry as a player may read it: never a keeper-only fact."""
+        """The entry as a player may read it: never a keeper-only fact; empty for a turn
+        the table saw nothing of (a hidden roll)."""
+        if not (self.line or self.dice or self.npc_lines or self.outcome):
+            return ""
         parts = [f"{self.actor}: {self.line}".strip()]
         parts += [f"({roll})" for roll in self.dice]
         parts += list(self.npc_lines)
