@@ -13,15 +13,19 @@ from typing import Any
 from loreweaver.testing.servers import TEST_METRICS_TOKEN
 
 
-def as_scraper(url: str, token: str = TEST_METRICS_TOKEN, timeout: float = 10) -> tuple[int, bytes]:
-    """GET `url` presenting `token` as the bearer token: the status and the body (an
-    error status is an answer too)."""
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 10) -> tuple[int, bytes]:
+    """GET `url` with `headers`: the status and the body (an error status is an answer too)."""
+    request = urllib.request.Request(url, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as answer:
         return answer.code, answer.read()
+
+
+def as_scraper(url: str, token: str = TEST_METRICS_TOKEN, timeout: float = 10) -> tuple[int, bytes]:
+    """GET `url` presenting `token` as the bearer token: the status and the body."""
+    return http_get(url, {"Authorization": f"Bearer {token}"}, timeout)
 
 
 def scrape(server: Any) -> str:

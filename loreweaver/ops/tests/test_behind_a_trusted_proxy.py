@@ -16,6 +16,7 @@ import urllib.request
 from http.cookiejar import CookieJar
 
 from loreweaver.ops.forwarded import UNKNOWN, client_address, networks
+from loreweaver.testing.metrics import http_get
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import dedicated_server
 
@@ -30,13 +31,7 @@ unproxied_server = dedicated_server(TRPG_METRICS_ALLOWED=SCRAPER)
 
 
 def _get(server, path: str, **headers: str) -> tuple[int, bytes]:
-    base = server.ws_url.replace("ws://", "http://").rstrip("/")
-    request = urllib.request.Request(base + path, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as refused:
-        return refused.code, refused.read()
+    return http_get(server.ws_url.replace("ws://", "http://").rstrip("/") + path, headers)
 
 
 class _Browser:

@@ -6,11 +6,9 @@ when the table plays."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 from loreweaver.testing.clients import WsClient
-from loreweaver.testing.metrics import as_scraper, gauge, scrape
+from loreweaver.testing.metrics import as_scraper, gauge, http_get, scrape
 from loreweaver.testing.servers import dedicated_server
 
 metered_server = dedicated_server()
@@ -40,14 +38,7 @@ async def test_the_counters_move_when_the_table_plays(metered_server, room):
 
 
 def _get(server, path: str, **headers: str) -> tuple[int, bytes]:
-    request = urllib.request.Request(
-        server.ws_url.replace("ws://", "http://").rstrip("/") + path, headers=headers
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as refused:
-        return refused.code, refused.read()
+    return http_get(server.ws_url.replace("ws://", "http://").rstrip("/") + path, headers)
 
 
 def test_loopback_is_a_stranger_unless_the_operator_lists_it(server):

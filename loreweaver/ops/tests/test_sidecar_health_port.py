@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
 
 from loreweaver.testing.clients import IrohClient
-from loreweaver.testing.metrics import as_scraper
+from loreweaver.testing.metrics import as_scraper, http_get
 from loreweaver.testing.servers import start_iroh_sidecar
 
 
@@ -22,11 +20,7 @@ def _get(url: str) -> tuple[int, bytes]:
 
 def _get_as_a_local_user(url: str) -> tuple[int, bytes]:
     """`url` from loopback without the token: any user of the host."""
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as refused:
-        return refused.code, refused.read()
+    return http_get(url)
 
 
 async def test_the_sidecar_answers_health_and_metrics_and_stops_gracefully(hosted_env, room):
