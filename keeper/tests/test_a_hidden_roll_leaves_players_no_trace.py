@@ -3,11 +3,13 @@ real socket, another player's `.recap` and `.report` carry no trace of it (neith
 line typed nor a count), `.recap` still tells the last turns the table saw however many
 hidden rolls came after them, a SideQuest journal's turn numbers do not move for them;
 the roller's `.report` counts their own, and the keepers read every hidden roll, result
-and all, in `.chronicle` (docs/decisions.md, "Campaign memory")."""
+and all, in `.chronicle`; a hidden roll an earlier version chronicled with its line is
+left out too (docs/decisions.md, "Campaign memory")."""
 
 from __future__ import annotations
 
 from loreweaver.testing.clients import WsClient, settle, system_answer
+from loreweaver.testing.servers import _database, room_id_of
 from loreweaver.wire.tests.sidequest_client import SideQuestClient
 
 # Totals no other roll of the test makes: seeing one is seeing that roll.
@@ -68,3 +70,19 @@ async def test_hidden_rolls_move_no_turn_number_of_a_sidequest_journal(server, r
             places = (await sam.expect("JOURNAL_RESPONSE"))["entries"]
     learned = {entry["content"]: entry["learned_turn"] for entry in places}
     assert learned == {"The Harbour": 1, "The Lighthouse": 2}, learned
+
+
+async def test_a_hidden_roll_chronicled_with_its_line_by_an_earlier_version_is_left_out(server, room):
+    async with await WsClient.connect(server.ws_url) as kay, await WsClient.connect(server.ws_url) as ann:
+        await kay.join(server.env.mint(room, "Kay", "keeper"))
+        await ann.join(server.env.mint(room, "Ann"))
+        await system_answer(kay, f".rh {KEEPERS_SECRET}")
+        # What an earlier version wrote (and a backup of it restores): the line typed kept.
+        with _database(server.env) as (connection, mark):
+            connection.execute(
+                f"UPDATE keeper_chronicleentry SET line = {mark} WHERE room_id = {mark}",
+                (f".rh {KEEPERS_SECRET}", room_id_of(server.env, room)),
+            )
+        await system_answer(ann, ".r 1d1+6")
+        recap = await system_answer(ann, ".recap")
+    assert "Ann rolls 1d1+6: 7" in recap and ".rh" not in recap and "Kay" not in recap, recap
