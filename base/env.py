@@ -255,6 +255,9 @@ class TableEnv(_Env):
     redis_prefix: Text = "lw"
     behind_tls_proxy: Flag = False
     metrics_token: Text = ""
+    # Addresses or networks that may read `/metrics` and the whole `/readyz` without
+    # the token; empty: none (not even loopback, which every local user shares).
+    metrics_allowed: Annotated[Items, AfterValidator(_networks)] = []
     # Empty: loopback and the private networks behind the TLS proxy, else none.
     trusted_proxies: Annotated[Items, AfterValidator(_networks)] = []
     locale: Annotated[Literal["en", "zh"], BeforeValidator(_choice)] = "en"

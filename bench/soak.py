@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import percentile  # noqa: E402
 from loreweaver.testing.fake_llm import FakeLlm, Text, Usage  # noqa: E402
+from loreweaver.testing.metrics import as_scraper  # noqa: E402
 from loreweaver.testing.servers import (  # noqa: E402
     RedisServer,
     ServerProcess,
@@ -102,12 +102,14 @@ class Servers:
         """Members joined on each server now (None: it does not answer)."""
         counts: list[int | None] = []
         for port in self.ports:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as answer:
-                    text = answer.read().decode()
+            try:  # as a scraper does, with the token every server here is started with
+                status, body = as_scraper(f"http://127.0.0.1:{port}/metrics", timeout=2)
             except OSError:
+                status, body = 0, b""
+            if status != 200:
                 counts.append(None)
                 continue
+            text = body.decode()
             found = re.findall(r"^loreweaver_joined_members\{[^}]*\} (\S+)$", text, re.MULTILINE)
             counts.append(int(sum(float(value) for value in found)))
         return counts

@@ -4,7 +4,8 @@ summary that keeps the Keeper's brief within the model's window.
 A chronicle entry keeps what the table saw (who acted, the line, the narration, the
 public rolls, the NPCs' lines, the scene and the clock) apart from what only the
 keepers know (hidden rolls, the Keeper's notes). `.recap` reads the table's side
-only; `.chronicle` (keepers) reads both.
+only; `.chronicle` (keepers) reads both. A turn the table saw nothing of (a hidden
+roll) has no table's side at all: `.recap` and the summary leave it out.
 
 The summary covers the story up to a transcript line; the brief holds the summary and
 every line after it. When the brief passes `FOLD_AT` of the window, the oldest lines
@@ -27,7 +28,7 @@ from django.utils import timezone
 
 from base import frames
 from base.i18n import _, say
-from keeper.models import CampaignSummary, ChronicleEntry, Story, TableSettings
+from keeper.models import UNSEEN_BY_THE_TABLE, CampaignSummary, ChronicleEntry, Story, TableSettings
 from keeper.rules.packs import catalog
 from rooms.models import Speaker, TranscriptEntry
 
@@ -206,8 +207,8 @@ def fold_material(room_id: int, through: int, window: int) -> FoldMaterial | Non
         start=summary.through_line_id,
         through=through,
         summary=summary.text,
-        public=[entry.public_text() for entry in entries],
-        gists=[_gist(entry) for entry in entries],
+        public=[entry.public_text() for entry in entries if entry.public_text()],
+        gists=[_gist(entry) for entry in entries if entry.public_text()],
         keeper_facts=[entry.keeper_facts for entry in entries if entry.keeper_facts],
         budget_tokens=max(200, int(window * SUMMARY_SHARE)),
     )
@@ -257,3 +258,10 @@ def save_fold(material: FoldMaterial, text: str) -> bool:
 def recent(room_id: int, count: int) -> list[ChronicleEntry]:
     """The room's last `count` chronicle entries, oldest first."""
     return list(reversed(ChronicleEntry.objects.filter(room_id=room_id).order_by("-id")[:count]))
+
+
+def recent_public(room_id: int, count: int) -> list[ChronicleEntry]:
+    """The room's last `count` chronicle entries the table saw something of, oldest
+    first (a hidden roll's entry is the keepers' alone)."""
+    seen = ChronicleEntry.objects.filter(room_id=room_id).exclude(UNSEEN_BY_THE_TABLE)
+    return list(reversed(seen.order_by("-id")[:count]))

@@ -28,15 +28,26 @@ _WORDS = {
     "秘密": "secret",
     "公开": "reveal",
 }
-# "Brandy x3" (or with a multiplication sign, or *3): a name and how many.
-_COUNT = re.compile(r"^(?P<name>.+?)\s*[x×*]\s*(?P<n>\d{1,4})$", re.IGNORECASE)
+# "Brandy x3" (or with a multiplication sign, or *3): a name and how many, however
+# many digits (a count past the cap is refused, never kept in the item's name).
+_COUNT = re.compile(r"^(?P<name>.+?)\s*[x×*]\s*(?P<n>\d+)$", re.IGNORECASE)
 
 
 def _counted(text: str) -> tuple[str, int]:
+    """An item's name and how many (1 when no count is given); a count outside 1 to
+    `MAX_QUANTITY` is refused (`ItemError`)."""
     match = _COUNT.match(text.strip())
-    if match:
-        return match.group("name").strip(), int(match.group("n"))
-    return text.strip(), 1
+    if not match:
+        return text.strip(), 1
+    digits = match.group("n").lstrip("0") or "0"
+    # More digits than the cap has is above it: no need to read a thousand of them.
+    too_many = len(digits) > len(str(inventory.MAX_QUANTITY))
+    count = inventory.MAX_QUANTITY + 1 if too_many else int(digits)
+    if not 1 <= count <= inventory.MAX_QUANTITY:
+        raise inventory.ItemError(
+            _("A quantity is a whole number from 1 to {most}."), most=inventory.MAX_QUANTITY
+        )
+    return match.group("name").strip(), count
 
 
 def _no_character(caller: Caller) -> CommandReply:

@@ -7,7 +7,8 @@
 - `.chronicle [n]` (keepers): the last turns as the campaign remembers them, with
   their keeper-only facts.
 - `.recap` (anyone): the players' projection of the campaign: the summary of earlier
-  play and the last turns, never a keeper-only fact.
+  play and the last turns, never a keeper-only fact (nor a trace of a hidden roll: not
+  for its roller either, whose roll is told to them and the keepers only as it is made).
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def chronicle_command(arguments: str, caller: Caller) -> CommandReply:
     for entry in entries:
         where = " · ".join(part for part in (entry.scene, entry.clock) if part)
         lines.append(f"#{entry.id} {where}".rstrip())
-        lines.append("  " + entry.public_text()[:600])
+        if entry.public_text():  # a hidden roll's turn has only its keeper-only facts
+            lines.append("  " + entry.public_text()[:600])
         if entry.keeper_facts:
             facts = entry.keeper_facts.replace("\n", "; ")
             lines.append("  " + caller.say(_("[keepers] {facts}"), facts=facts))
@@ -121,7 +123,7 @@ def recap(arguments: str, caller: Caller) -> CommandReply:
         lines.append(caller.say(_("Time: {t}"), t=story.clock_text()))
     if summary.text:
         lines += [caller.say(_("Earlier:")), summary.text]
-    entries = chronicle.recent(caller.room_id, RECAP_TURNS)
+    entries = chronicle.recent_public(caller.room_id, RECAP_TURNS)
     if entries:
         lines.append(caller.say(_("So far:")))
         for entry in entries:

@@ -3,7 +3,10 @@ NPCs, the Keeper's notes, and the server's LLM configuration."""
 
 from __future__ import annotations
 
+import re
+
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from rooms.models import Room
@@ -394,6 +397,16 @@ class LoreEntry(models.Model):
         return self.title
 
 
+# A chronicle entry the table saw nothing of (a hidden roll): only keepers know of it,
+# so what players read (`.recap`, the summary, a journal's turn numbers) leaves it out.
+# Such an entry has no line; one written by an earlier version (or restored from its
+# backup) kept the `.rh` line typed, beside the hidden roll among its keeper facts.
+HIDDEN_ROLL_LINE = r"^[.。/]rh"
+UNSEEN_BY_THE_TABLE = Q(outcome="", dice=[], npc_lines=[]) & (
+    Q(line="") | (Q(line__iregex=HIDDEN_ROLL_LINE) & ~Q(keeper_facts=""))
+)
+
+
 class ChronicleEntry(models.Model):
     """One finished turn of a room, as the campaign remembers it: who acted, what the
     table saw (the line, the outcome, the public rolls, the NPCs' lines, the scene and
@@ -421,8 +434,18 @@ class ChronicleEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.actor}: {self.line[:60]}"
 
+    def seen_by_the_table(self) -> bool:
+        """Whether the table saw anything of this turn (`UNSEEN_BY_THE_TABLE`, in Python)."""
+        if self.outcome or self.dice or self.npc_lines:
+            return True
+        hidden_roll = bool(self.keeper_facts) and re.match(HIDDEN_ROLL_LINE, self.line, re.IGNORECASE)
+        return bool(self.line) and not hidden_roll
+
     def public_text(self) -> str:
-        """The entry as a player may read it: never a keeper-only fact."""
+        """The entry as a player may read it: never a keeper-only fact; empty for a turn
+        the table saw nothing of (a hidden roll)."""
+        if not self.seen_by_the_table():
+            return ""
         parts = [f"{self.actor}: {self.line}".strip()]
         parts += [f"({roll})" for roll in self.dice]
         parts += list(self.npc_lines)

@@ -120,9 +120,10 @@ def _command_played(
         said = "" if reply.private or foreign else reply.text
         # A reply kept tells its public rolls already: the roll lines would say them twice.
         told = [] if said else rolls
-        chronicle.record(
-            room_id, chronicle.Turn(actor.name, reply.echo or text, said, told, [], hidden_rolls=hidden)
-        )
+        # A command the table saw nothing of (`.rh`) leaves the keepers their hidden roll
+        # and the table no trace: not even the line typed.
+        line = (reply.echo or text) if len(hidden) < len(events) else ""
+        chronicle.record(room_id, chronicle.Turn(actor.name, line, said, told, [], hidden_rolls=hidden))
     played.settled = reply.follow_up is None and not reply.media
     return played
 

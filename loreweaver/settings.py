@@ -51,8 +51,11 @@ CSRF_TRUSTED_ORIGINS = _django.csrf_trusted_origins
 # X-Forwarded-Proto, send cookies over https only, HSTS, and redirect plain HTTP (the
 # health checks excepted; WebSocket upgrades never pass this middleware).
 TRPG_BEHIND_TLS_PROXY = _table.behind_tls_proxy
-# `/metrics` answers loopback, and a scraper elsewhere that presents this bearer token.
+# `/metrics` (and the whole `/readyz`) answers a scraper that presents this bearer
+# token, or one at an address of TRPG_METRICS_ALLOWED (addresses or networks, checked
+# as they were read; none by default: loopback is every local user's).
 TRPG_METRICS_TOKEN = _table.metrics_token
+TRPG_METRICS_ALLOWED = _table.metrics_allowed
 # Reverse proxies whose X-Forwarded-For names the client (addresses or networks), for
 # limits per address, the admin lockout, `/metrics` and the logs
 # (loreweaver/ops/forwarded.py). Behind the TLS proxy with no list: loopback and the

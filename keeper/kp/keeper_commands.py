@@ -6,6 +6,7 @@ the echo the caller sees is masked, and commands never enter the transcript.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from base.i18n import _
@@ -16,6 +17,10 @@ from keeper.llm.endpoints import EndpointRefused
 from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENTURE
 from keeper.models import KeeperNote, Npc, Story
 from rooms.models import TranscriptEntry, TurnEvent
+
+# What makes a word of `.model set` an address rather than a model's name: a URL scheme,
+# in any case (`HTTP://`, `ftp://`).
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 @command(
@@ -181,10 +186,13 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         )
     provider, chat_model, base_url = parts[0].lower(), "", ""
     for part in parts[1:]:
-        if part.startswith(("http://", "https://")):
-            base_url = part
-        else:
+        scheme = _SCHEME.match(part)
+        if scheme is None:
             chat_model = part
+        elif scheme.group(1).lower() in ("http", "https"):
+            base_url = scheme.group(1).lower() + part[scheme.end(1) :]  # `HTTP://` is http too
+        else:  # an address, but not one a model is reached at: refused, nothing changes
+            return CommandReply(EndpointRefused(part[:100], "scheme").message(caller.locale))
     try:
         llm_config.select(caller.room_id, provider, chat_model[:200], base_url[:500])
     except EndpointRefused as refused:

@@ -1,8 +1,8 @@
 """The client's own address behind a reverse proxy the operator trusts.
 
 Behind a proxy every connection comes from the proxy, so limits per address, the admin
-lockout, the loopback rule of `/metrics` and the logs would all see one address (on
-the same host: loopback, which `/metrics` trusts). With `TRPG_TRUSTED_PROXIES` (or
+lockout, the addresses `/metrics` answers (`TRPG_METRICS_ALLOWED`) and the logs would
+all see one address: the proxy's. With `TRPG_TRUSTED_PROXIES` (or
 `TRPG_BEHIND_TLS_PROXY`), a connection from a trusted proxy is taken to come from the
 address the proxies forwarded (`X-Forwarded-For`, read from the right, past every
 trusted hop); from anywhere else the header is ignored, since anyone can write it.
@@ -22,12 +22,14 @@ UNKNOWN = "0.0.0.0"
 
 
 def networks(values: Iterable[str]) -> list[Network]:
-    """The networks of `TRPG_TRUSTED_PROXIES` (an address is a network of one);
+    """The networks of a list like `TRPG_TRUSTED_PROXIES` (an address is a network of one);
     ValueError names a value that is neither."""
     return [ipaddress.ip_network(value.strip(), strict=False) for value in values if value.strip()]
 
 
-def _trusted(address: str, trusted: list[Network]) -> bool:
+def is_among(address: str, trusted: list[Network]) -> bool:
+    """Whether `address` is in one of the networks `trusted` (never for what is not an
+    address)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -39,7 +41,7 @@ def client_address(peer: str, forwarded_for: str, trusted: list[Network]) -> str
     """Who is behind `peer`: itself unless it is a trusted proxy; else the right-most
     address of `forwarded_for` that is not a trusted proxy (`UNKNOWN` when an entry is
     not an address; `peer` when every entry is a trusted address)."""
-    if not _trusted(peer, trusted):
+    if not is_among(peer, trusted):
         return peer
     hops = [hop.strip() for hop in forwarded_for.split(",") if hop.strip()]
     if not hops:
@@ -49,7 +51,7 @@ def client_address(peer: str, forwarded_for: str, trusted: list[Network]) -> str
             ipaddress.ip_address(hop)
         except ValueError:
             return UNKNOWN
-        if not _trusted(hop, trusted):
+        if not is_among(hop, trusted):
             return hop
     # Every hop is a trusted address: nothing a stranger wrote can be told apart from
     # what the proxies wrote, so the client is taken to be the proxy itself (never a

@@ -9,7 +9,8 @@ and a failed one is named in `warnings`.
 Any caller may ask as often as it likes: the checks run in the background at most once
 a second (`Readiness`), and an answer is the last result. Strangers learn only which
 dependency is down; each check's words (an error's text names hosts and ports) are for
-loopback and the metrics token, and for the log, where a change of state is written.
+the callers `/metrics` answers (an address of `TRPG_METRICS_ALLOWED`, or the metrics
+token), and for the log, where a change of state is written.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ _pool = ThreadPoolExecutor(max_workers=len(CHECKS) + len(WARNINGS), thread_name_
 
 
 def readiness_for(*, trusted: bool) -> tuple[int, dict]:
-    """The `/readyz` answer for a caller: the whole of it for a trusted one (loopback or
-    the metrics token), else only the status and the names of what is down."""
+    """The `/readyz` answer for a caller: the whole of it for a trusted one (an address
+    of `TRPG_METRICS_ALLOWED`, or the metrics token), else only the status and the
+    names of what is down."""
     status, body = READINESS.answer()
     if trusted:
         return status, body

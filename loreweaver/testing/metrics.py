@@ -1,20 +1,39 @@
-"""A running server's `/metrics`, read the way an operator's scraper reads it (the
-tests run on loopback, which may read them without a token)."""
+"""A running server's `/metrics` (and the whole `/readyz`), read the way an operator's
+scraper reads them: with the bearer token every test server is started with (loopback
+is not trusted, docs/operations.md, "Monitoring")."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import urllib.error
 import urllib.request
 from typing import Any
 
+from loreweaver.testing.servers import TEST_METRICS_TOKEN
+
+
+def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 10) -> tuple[int, bytes]:
+    """GET `url` with `headers`: the status and the body (an error status is an answer too)."""
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.read()
+
+
+def as_scraper(url: str, token: str = TEST_METRICS_TOKEN, timeout: float = 10) -> tuple[int, bytes]:
+    """GET `url` presenting `token` as the bearer token: the status and the body."""
+    return http_get(url, {"Authorization": f"Bearer {token}"}, timeout)
+
 
 def scrape(server: Any) -> str:
-    """The server's `/metrics` text (the test runs on loopback)."""
+    """The server's `/metrics` text."""
     url = server.ws_url.replace("ws://", "http://").rstrip("/") + "/metrics"
-    with urllib.request.urlopen(url, timeout=10) as response:
-        assert response.headers["Content-Type"].startswith("text/plain")
-        return response.read().decode()
+    status, body = as_scraper(url)
+    assert status == 200, body
+    return body.decode()
 
 
 def gauge(text: str, name: str, **labels: str) -> float:

@@ -77,6 +77,9 @@ class ServerEnv:
             # address have tests of their own.
             TRPG_GUESTS__NEW_PER_ADDRESS="100000",
             TRPG_SIDEQUEST__GAMES_PER_ADDRESS="100000",
+            # Tests read `/metrics` and the whole `/readyz` as an operator's scraper does,
+            # with the token (loreweaver/testing/metrics.py): loopback is not trusted.
+            TRPG_METRICS_TOKEN=TEST_METRICS_TOKEN,
             PYTHONUNBUFFERED="1",
         )
         if self.hosted:
@@ -121,6 +124,8 @@ class ServerEnv:
 
 # The secret every hosted test server shares (a test's processes must agree on it).
 TEST_SECRET_KEY = "test-only-secret-" + "x" * 40
+# The bearer token every test server's `/metrics` answers (TRPG_METRICS_TOKEN).
+TEST_METRICS_TOKEN = "test-only-metrics-token-" + "m" * 24
 
 
 def create_env(

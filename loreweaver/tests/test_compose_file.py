@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 
@@ -99,6 +100,22 @@ def test_web_and_the_sidecar_are_healthy_when_their_readyz_says_so():
     assert f"{port}/readyz" in " ".join(SERVICES["iroh"]["healthcheck"]["test"])
 
 
+def test_metrics_are_for_the_stacks_containers_and_never_for_the_hosts_users():
+    # Whatever reaches a table process from the host (a local user, a published port
+    # reached from this host) comes from the network's gateway; the proxy forwards
+    # strangers. Neither may be inside what TRPG_METRICS_ALLOWED lists.
+    (network,) = COMPOSE["networks"]["default"]["ipam"]["config"]
+    allowed = COMPOSE["x-table-env"]["TRPG_METRICS_ALLOWED"].strip("${}").split(":-")[1]
+    listed = [ipaddress.ip_network(value.strip()) for value in allowed.split(",")]
+    assert listed == [ipaddress.ip_network(network["ip_range"])], "the containers' addresses"
+    proxy = SERVICES["proxy"]["networks"]["default"]["ipv4_address"]
+    for outsider in (network["gateway"], proxy):
+        assert ipaddress.ip_address(outsider) in ipaddress.ip_network(network["subnet"])
+        assert not any(ipaddress.ip_address(outsider) in net for net in listed), outsider
+    for service in TABLE:
+        assert SERVICES[service]["environment"]["TRPG_METRICS_TOKEN"] == "${TRPG_METRICS_TOKEN:-}"
+
+
 def _references(value: str) -> list[tuple[str, str, str]]:
     """Each `${NAME<op>rest}` in a compose value: (name, operator, rest)."""
     return re.findall(r"\$\{(\w+)(:?[-?]|)([^}]*)\}", value)
@@ -117,7 +134,8 @@ def test_no_password_or_key_has_a_default_and_a_missing_one_says_where_to_set_it
     seen = set()
     for value in _strings(COMPOSE):
         for name, operator, rest in _references(value):
-            if secret.search(name) and not name.startswith("TRPG_LLM__"):
+            # The metrics token is optional: left empty, no token opens /metrics.
+            if secret.search(name) and not name.startswith("TRPG_LLM__") and name != "TRPG_METRICS_TOKEN":
                 seen.add(name)
                 assert operator == ":?", f"${{{name}}} must be required (:?), not {operator or 'optional'}"
                 assert ".env" in rest, f"${{{name}}}'s message should say where to set it"

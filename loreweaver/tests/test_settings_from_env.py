@@ -45,6 +45,7 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
         ("DJANGO_DEBUG", "perhaps"),
         ("TRPG_RATE__BURST", "0"),
         ("TRPG_TRUSTED_PROXIES", "10.0.0.5, the-proxy"),
+        ("TRPG_METRICS_ALLOWED", "127.0.0.1, localhost"),
         ("TRPG_PACKS__BUNDLED", "sometimes"),
     ],
 )
@@ -72,6 +73,11 @@ def test_a_bad_value_fails_at_start_naming_the_variable(tmp_path, variable, valu
         ),
         ("REDIS_URL", "localhost:6379", "REDIS_URL='localhost:6379' must be a URL starting with redis://"),
         ("TRPG_TRUSTED_PROXIES", "10.0.0.5,x", "names 'x', which is not an address or a network"),
+        (
+            "TRPG_METRICS_ALLOWED",
+            "10.0.0.0/8,prometheus",
+            "TRPG_METRICS_ALLOWED='10.0.0.0/8,prometheus' names 'prometheus', which is not an address",
+        ),
     ],
 )
 def test_a_bad_values_message_says_what_the_variable_expected(monkeypatch, variable, value, expected):

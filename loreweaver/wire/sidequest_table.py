@@ -14,7 +14,7 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
-from keeper.models import ChronicleEntry, LoreEntry, TableSettings
+from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver.wire import coordination
 from media_store import services as media_services
@@ -106,7 +106,9 @@ def journal(room_id: int, category: str | None, sort_by: str) -> list[dict]:
     room's lore for everyone (never a keeper-only fact) and the places the story has
     been, each with the turn it was learned at; one category when asked, newest
     first, grouped by category for `sort_by: "category"`."""
-    turns = list(ChronicleEntry.objects.filter(room_id=room_id).order_by("id").values("scene", "created_at"))
+    # The turns the table saw: a hidden roll's is the keepers' alone and moves no number.
+    seen = ChronicleEntry.objects.filter(room_id=room_id).exclude(UNSEEN_BY_THE_TABLE)
+    turns = list(seen.order_by("id").values("scene", "created_at"))
     entries: list[dict] = []
     for entry in LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE):
         learned = sum(1 for turn in turns if turn["created_at"] <= entry.created_at)

@@ -8,18 +8,15 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.error
-import urllib.request
 
+from loreweaver.testing.metrics import as_scraper
 from loreweaver.testing.servers import start_serve
 
 
 def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as answer:
-        return answer.code, answer.read().decode()
+    """What the operator's scraper reads (the whole `/readyz`, `/metrics`)."""
+    status, body = as_scraper(url)
+    return status, body.decode()
 
 
 def _readyz_once(base: str, warnings: list[str]) -> dict:

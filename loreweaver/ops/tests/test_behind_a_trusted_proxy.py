@@ -1,7 +1,8 @@
 """Behind a reverse proxy the operator trusts (`TRPG_TRUSTED_PROXIES`), the client's own
-address counts: `/metrics` through the proxy is refused without the token, `/readyz`
-tells a stranger only what is down, and one address's wrong admin passwords do not lock
-out the operator's address. From anywhere else `X-Forwarded-For` is ignored
+address counts: `/metrics` through the proxy answers the addresses the operator listed
+(`TRPG_METRICS_ALLOWED`) and the token, never the proxy's own address, `/readyz` tells
+a stranger only what is down, and one address's wrong admin passwords do not lock out
+the operator's address. From anywhere else `X-Forwarded-For` is ignored
 (docs/operations.md, "Behind a reverse proxy")."""
 
 from __future__ import annotations
@@ -15,23 +16,22 @@ import urllib.request
 from http.cookiejar import CookieJar
 
 from loreweaver.ops.forwarded import UNKNOWN, client_address, networks
+from loreweaver.testing.metrics import http_get
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import dedicated_server
 
 TOKEN = secrets.token_urlsafe(24)
-ATTACKER, OPERATOR = "203.0.113.9", "198.51.100.7"
+ATTACKER, OPERATOR, SCRAPER = "203.0.113.9", "198.51.100.7", "198.51.100.20"
 
-proxied_server = dedicated_server(TRPG_TRUSTED_PROXIES="127.0.0.1", TRPG_METRICS_TOKEN=TOKEN)
+proxied_server = dedicated_server(
+    TRPG_TRUSTED_PROXIES="127.0.0.1", TRPG_METRICS_TOKEN=TOKEN, TRPG_METRICS_ALLOWED=SCRAPER
+)
+# No proxy trusted: whatever a caller writes in X-Forwarded-For, it is its own address.
+unproxied_server = dedicated_server(TRPG_METRICS_ALLOWED=SCRAPER)
 
 
 def _get(server, path: str, **headers: str) -> tuple[int, bytes]:
-    base = server.ws_url.replace("ws://", "http://").rstrip("/")
-    request = urllib.request.Request(base + path, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as refused:
-        return refused.code, refused.read()
+    return http_get(server.ws_url.replace("ws://", "http://").rstrip("/") + path, headers)
 
 
 class _Browser:
@@ -69,25 +69,30 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def test_metrics_through_the_proxy_need_the_token(proxied_server):
+def test_metrics_through_the_proxy_answer_a_listed_address_or_the_token(proxied_server):
     assert _get(proxied_server, "/metrics", **{"X-Forwarded-For": ATTACKER})[0] == 403
     status, body = _get(
         proxied_server, "/metrics", **{"X-Forwarded-For": ATTACKER, "Authorization": f"Bearer {TOKEN}"}
     )
     assert status == 200 and b"loreweaver_" in body
-    assert _get(proxied_server, "/metrics")[0] == 200, "the proxy's own (or a local) scrape"
+    status, body = _get(proxied_server, "/metrics", **{"X-Forwarded-For": SCRAPER})
+    assert status == 200 and b"loreweaver_" in body, "the scraper the operator listed"
+    assert _get(proxied_server, "/metrics")[0] == 403, "the proxy's own address (loopback) is not listed"
 
 
-def test_a_forwarded_address_is_ignored_from_a_peer_that_is_not_a_trusted_proxy(server):
-    # The default server trusts no proxy: a header written by the caller changes nothing.
-    assert _get(server, "/metrics", **{"X-Forwarded-For": ATTACKER})[0] == 200
+def test_a_forwarded_address_is_ignored_from_a_peer_that_is_not_a_trusted_proxy(unproxied_server):
+    # No proxy is trusted: naming the listed scraper in the header changes nothing.
+    assert _get(unproxied_server, "/metrics", **{"X-Forwarded-For": SCRAPER})[0] == 403
+    status, body = _get(unproxied_server, "/readyz", **{"X-Forwarded-For": SCRAPER})
+    assert status == 200 and "checks" not in json.loads(body)
 
 
 def test_readyz_tells_a_stranger_what_is_down_and_a_trusted_caller_why(proxied_server):
-    status, body = _get(proxied_server, "/readyz", **{"X-Forwarded-For": ATTACKER})
-    stranger = json.loads(body)
-    assert status == 200 and stranger == {"status": "ready", "down": [], "warnings": stranger["warnings"]}
-    status, body = _get(proxied_server, "/readyz")
+    for stranger_headers in ({"X-Forwarded-For": ATTACKER}, {}):  # {}: the proxy itself, on loopback
+        status, body = _get(proxied_server, "/readyz", **stranger_headers)
+        stranger = json.loads(body)
+        assert status == 200 and stranger == {"status": "ready", "down": [], "warnings": stranger["warnings"]}
+    status, body = _get(proxied_server, "/readyz", **{"X-Forwarded-For": SCRAPER})
     assert status == 200 and json.loads(body)["checks"]["database"] == "ok"
 
 

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 
+from loreweaver.testing.metrics import as_scraper
 from loreweaver.testing.servers import RedisServer, create_env, destroy_env, start_serve
 
 STRONG = "a-strong-secret-for-the-deploy-check-" + "y" * 30
 
 
 def _get(url: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as answer:
-        return answer.code, json.loads(answer.read())
+    """`url` as the operator's scraper reads it (the whole `/readyz`, with the token)."""
+    status, body = as_scraper(url)
+    return status, json.loads(body)
 
 
 async def _wait_for_status(url: str, status: int) -> dict:

@@ -1,17 +1,18 @@
 """`/metrics` (docs/operations.md, "Monitoring"): the Prometheus text of each process,
-for loopback or a bearer token; its counters move when the table plays."""
+for the addresses the operator lists (`TRPG_METRICS_ALLOWED`, none by default: not even
+loopback) or the bearer token, which the whole `/readyz` answers too; its counters move
+when the table plays."""
 
 from __future__ import annotations
 
-import pytest
-from django.test import RequestFactory
+import json
 
-from loreweaver.ops.metrics import metrics_view
 from loreweaver.testing.clients import WsClient
-from loreweaver.testing.metrics import gauge, scrape
+from loreweaver.testing.metrics import as_scraper, gauge, http_get, scrape
 from loreweaver.testing.servers import dedicated_server
 
 metered_server = dedicated_server()
+listed_server = dedicated_server(TRPG_METRICS_ALLOWED="127.0.0.0/8, ::1")
 
 
 async def test_the_counters_move_when_the_table_plays(metered_server, room):
@@ -36,15 +37,26 @@ async def test_the_counters_move_when_the_table_plays(metered_server, room):
     )
 
 
-@pytest.mark.django_db
-def test_metrics_are_for_loopback_or_the_bearer_token(settings):
-    settings.TRPG_METRICS_TOKEN = "scrape-token-0123456789"
-    remote = RequestFactory().get("/metrics", REMOTE_ADDR="10.1.2.3")
-    assert metrics_view(remote).status_code == 403
-    wrong = RequestFactory().get("/metrics", REMOTE_ADDR="10.1.2.3", HTTP_AUTHORIZATION="Bearer nope")
-    assert metrics_view(wrong).status_code == 403
-    right = RequestFactory().get(
-        "/metrics", REMOTE_ADDR="10.1.2.3", HTTP_AUTHORIZATION="Bearer scrape-token-0123456789"
-    )
-    assert metrics_view(right).status_code == 200
-    assert metrics_view(RequestFactory().get("/metrics", REMOTE_ADDR="127.0.0.1")).status_code == 200
+def _get(server, path: str, **headers: str) -> tuple[int, bytes]:
+    return http_get(server.ws_url.replace("ws://", "http://").rstrip("/") + path, headers)
+
+
+def test_loopback_is_a_stranger_unless_the_operator_lists_it(server):
+    # The default server: no address listed (on a shared host, loopback is every local user).
+    status, body = _get(server, "/metrics")
+    assert status == 403 and b"TRPG_METRICS_ALLOWED" in body and b"loreweaver_" not in body
+    assert _get(server, "/metrics", Authorization="Bearer not-the-token")[0] == 403
+    status, body = _get(server, "/readyz")
+    assert status == 200 and set(json.loads(body)) == {"status", "down", "warnings"}, "no check's words"
+    base = server.ws_url.replace("ws://", "http://").rstrip("/")
+    status, body = as_scraper(base + "/metrics")
+    assert status == 200 and b"loreweaver_connections" in body, "the bearer token keeps working"
+    status, body = as_scraper(base + "/readyz")
+    assert status == 200 and json.loads(body)["checks"]["database"] == "ok"
+
+
+def test_a_listed_address_reads_the_metrics_and_the_whole_readyz(listed_server):
+    status, body = _get(listed_server, "/metrics")
+    assert status == 200 and b"loreweaver_connections" in body
+    status, body = _get(listed_server, "/readyz")
+    assert status == 200 and json.loads(body)["checks"]["database"] == "ok"

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.request
 
 from loreweaver.testing.clients import IrohClient
+from loreweaver.testing.metrics import as_scraper, http_get
 from loreweaver.testing.servers import start_iroh_sidecar
 
 
 def _get(url: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.status, response.read()
+    """`url` as the operator's scraper reads it (with the metrics token)."""
+    return as_scraper(url)
+
+
+def _get_as_a_local_user(url: str) -> tuple[int, bytes]:
+    """`url` from loopback without the token: any user of the host."""
+    return http_get(url)
 
 
 async def test_the_sidecar_answers_health_and_metrics_and_stops_gracefully(hosted_env, room):
@@ -31,6 +36,10 @@ async def test_the_sidecar_answers_health_and_metrics_and_stops_gracefully(hoste
         assert ready["checks"]["database"] == ready["checks"]["redis"] == "ok"
         status, text = _get(f"{base}/metrics")
         assert status == 200 and b'loreweaver_joined_members{carrier="iroh"} 1.0' in text
+        # Loopback is not listed in TRPG_METRICS_ALLOWED: a local user is a stranger.
+        assert _get_as_a_local_user(f"{base}/metrics")[0] == 403
+        status, body = _get_as_a_local_user(f"{base}/readyz")
+        assert status == 200 and set(json.loads(body)) == {"status", "down", "warnings"}
 
         sidecar.terminate()
         goodbye = (await member.wait_closed())[-1]
