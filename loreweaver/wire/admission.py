@@ -17,13 +17,13 @@ of wrong keys from one address holds at most its handshake share, briefly, and a
 key from any address still gets in.
 
 A socket that has sent nothing yet (*silent*) holds its handshake place only while
-nobody needs it more: a newcomer that finds a budget full takes the place of a silent
-socket, which is closed with `join_timeout` (docs/decisions.md, "Silent sockets give
-way"). Among the silent sockets it may take: those silent for longer than
-`TRPG_TUI__CROWDED_JOIN_TIMEOUT`, and any of an address that holds at least two more
-handshake places than the newcomer's; from the address holding the most, its oldest.
-A socket that has sent its join (being checked, or waiting out a wrong-key backoff)
-never gives way.
+nobody needs it more: a newcomer that finds a budget or its address's share full takes
+the place of a silent socket, which is closed with `join_timeout` (docs/decisions.md,
+"The handshake"). It may take one silent for longer than
+`TRPG_TUI__CROWDED_JOIN_TIMEOUT`, or any of an address that holds at least two more
+handshake places than the newcomer's (for a full share: only one of its own address);
+of those, the oldest of the address holding the most. A socket that has sent its join
+(being checked, or waiting out a wrong-key backoff) never gives way.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Gate:
         """Every connection this process holds a place for."""
         return self.members + self.handshakes + self.refused
 
-    def enter(self, address: str, give_way: Callable[[], None] = lambda: None) -> Ticket:
+    def enter(self, address: str, give_way: Callable[[], None]) -> Ticket:
         """A place for a new connection from `address` to shake hands in, taken from a
         silent socket when a budget is full (see the module); a ticket that holds none
         (`held` false) when no silent socket may give way. `give_way` closes this
@@ -86,14 +86,14 @@ class Gate:
         whether there was one."""
         now = time.monotonic()
         grace = settings.TRPG_CROWDED_JOIN_TIMEOUT
-        others = self._handshakes_of[newcomer] + RICHER_BY
+        richer = self._handshakes_of[newcomer] + RICHER_BY
         candidates = []
         for address in [newcomer] if only_its_own else self._silent_of:
             oldest = next(iter(self._silent_of.get(address, ())), None)
             if oldest is None:
                 continue
             places = self._handshakes_of[address]
-            if now - oldest.since > grace or (address != newcomer and places >= others):
+            if now - oldest.since > grace or (address != newcomer and places >= richer):
                 candidates.append((places, now - oldest.since, oldest))
         if not candidates:
             return False

@@ -3,10 +3,14 @@
 listed in `TRPG_TRUSTED_PROXIES`, never because `TRPG_BEHIND_TLS_PROXY` is on. So
 sockets from loopback that each name another address share one address's handshake
 places; from a listed proxy, each forwarded address has its own. A server behind the
-TLS proxy with no proxy listed says so as it starts (docs/operations.md, "Behind a
-reverse proxy")."""
+TLS proxy with no proxy listed says so as it starts, and a request that names a client
+is not taken for loopback's, so `/metrics` through a proxy on the same host needs the
+token (docs/operations.md, "Behind a reverse proxy")."""
 
 from __future__ import annotations
+
+import urllib.error
+import urllib.request
 
 from loreweaver.testing.clients import WsClient
 from loreweaver.testing.servers import dedicated_server
@@ -45,6 +49,20 @@ async def test_forged_addresses_from_a_proxy_nobody_listed_are_one_address(unlis
 async def test_a_listed_proxys_forwarded_addresses_each_count(listed_server, room):
     first = await _join_beside_a_full_share(listed_server, room)
     assert [frame["type"] for frame in first] == ["welcome"]
+
+
+def _metrics_status(server, **headers: str) -> int:
+    request = urllib.request.Request(server.ws_url.replace("ws://", "http://") + "metrics", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as refused:
+        return refused.code
+
+
+def test_a_proxied_request_is_not_loopbacks_when_no_proxy_is_listed(unlisted_server):
+    assert _metrics_status(unlisted_server, **{"X-Forwarded-For": "203.0.113.9"}) == 403
+    assert _metrics_status(unlisted_server) == 200, "a scrape on this host itself"
 
 
 def test_the_start_warns_when_the_tls_proxy_is_on_and_no_proxy_is_listed(unlisted_server, listed_server):
