@@ -65,8 +65,8 @@ def client_address(peer: str, forwarded_for: str, trusted: list[Network]) -> str
 
 def forwarded_for(application: Callable) -> Callable:
     """ASGI middleware: HTTP and WebSocket scopes carry the client's own address as
-    `client` when they came through a trusted proxy (Django's REMOTE_ADDR and the
-    carriers' peer follow from it)."""
+    `client` when they came through a trusted proxy, or `UNKNOWN` (see the module);
+    Django's REMOTE_ADDR and the carriers' peer follow from it."""
     trusted = networks(settings.TRPG_TRUSTED_PROXIES)
     if not trusted and not settings.TRPG_BEHIND_TLS_PROXY:
         return application

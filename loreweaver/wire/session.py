@@ -344,7 +344,7 @@ class SessionCore:
     # --- handshake ------------------------------------------------------------------------
 
     def _give_way(self) -> None:
-        # Now, not in a task: its place is a newcomer's already, so no frame of its may be read.
+        # Now, not in a task: its place is a newcomer's already, so none of its frames may be read.
         self._end("join_timeout", message_key="crowded_out")
 
     async def _join_deadline(self) -> None:
