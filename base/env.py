@@ -139,6 +139,7 @@ class TuiEnv(BaseModel):
     """`TRPG_TUI__*`: connections, joins and the self-update command."""
 
     join_timeout: Annotated[Number, Field(ge=0.05)] = 10.0
+    crowded_join_timeout: Annotated[Number, Field(ge=0.0)] = 2.0
     max_connections: Annotated[Whole, Field(ge=1)] = 200
     # None: three quarters of max_connections (loreweaver/settings.py).
     handshake_connections: Annotated[Whole | None, Field(ge=1)] = None
@@ -258,7 +259,6 @@ class TableEnv(_Env):
     # Addresses or networks that may read `/metrics` and the whole `/readyz` without
     # the token; empty: none (not even loopback, which every local user shares).
     metrics_allowed: Annotated[Items, AfterValidator(_networks)] = []
-    # Empty: loopback and the private networks behind the TLS proxy, else none.
     trusted_proxies: Annotated[Items, AfterValidator(_networks)] = []
     locale: Annotated[Literal["en", "zh"], BeforeValidator(_choice)] = "en"
     allow_remote_update: Flag = False

@@ -58,14 +58,11 @@ TRPG_METRICS_TOKEN = _table.metrics_token
 TRPG_METRICS_ALLOWED = _table.metrics_allowed
 # Reverse proxies whose X-Forwarded-For names the client (addresses or networks), for
 # limits per address, the admin lockout, `/metrics` and the logs
-# (loreweaver/ops/forwarded.py). Behind the TLS proxy with no list: loopback and the
-# private networks, where a proxy on the same host or network is. Otherwise none.
+# (loreweaver/ops/forwarded.py). None unless listed, behind the TLS proxy too: a
+# default that trusted whole networks let any client on them name any address (the
+# start warns when the TLS proxy is on and nothing is listed: loreweaver/wire/deploy.py).
 # Each entry was checked to be an address or a network as it was read.
-TRPG_TRUSTED_PROXIES = _table.trusted_proxies or (
-    ["127.0.0.0/8", "::1", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]
-    if TRPG_BEHIND_TLS_PROXY
-    else []
-)
+TRPG_TRUSTED_PROXIES = _table.trusted_proxies
 if TRPG_BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
@@ -270,6 +267,9 @@ USE_TZ = True
 
 TRPG_LOCALE = _table.locale
 TRPG_JOIN_TIMEOUT = _table.tui.join_timeout
+# When a budget of the gate is full, a socket silent for longer than this gives its
+# place to a newcomer (loreweaver/wire/admission.py).
+TRPG_CROWDED_JOIN_TIMEOUT = _table.tui.crowded_join_timeout
 TRPG_MAX_CONNECTIONS = _table.tui.max_connections
 # Of the cap, how many sockets may be shaking hands (not joined yet), and how many of
 # those from one address: the rest is kept for members (loreweaver/wire/admission.py).

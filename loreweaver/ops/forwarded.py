@@ -2,10 +2,16 @@
 
 Behind a proxy every connection comes from the proxy, so limits per address, the admin
 lockout, the addresses `/metrics` answers (`TRPG_METRICS_ALLOWED`) and the logs would
-all see one address: the proxy's. With `TRPG_TRUSTED_PROXIES` (or
-`TRPG_BEHIND_TLS_PROXY`), a connection from a trusted proxy is taken to come from the
-address the proxies forwarded (`X-Forwarded-For`, read from the right, past every
-trusted hop); from anywhere else the header is ignored, since anyone can write it.
+all see one address: the proxy's. With `TRPG_TRUSTED_PROXIES`, a connection from a
+listed proxy is taken to come from the address the proxies forwarded
+(`X-Forwarded-For`, read from the right, past every trusted hop); from anywhere else
+the header is ignored, since anyone can write it.
+
+`TRPG_BEHIND_TLS_PROXY` alone trusts no proxy (a client on a trusted network could name
+any address it liked): the start warns (loreweaver/wire/deploy.py), and meanwhile a
+request that carries the header is taken to come from `UNKNOWN`, one address for every
+client behind the proxy, and never loopback, so `/metrics` through a proxy on the same
+host still needs its token or a listed address.
 """
 
 from __future__ import annotations
@@ -61,10 +67,10 @@ def client_address(peer: str, forwarded_for: str, trusted: list[Network]) -> str
 
 def forwarded_for(application: Callable) -> Callable:
     """ASGI middleware: HTTP and WebSocket scopes carry the client's own address as
-    `client` when they came through a trusted proxy (Django's REMOTE_ADDR and the
-    carriers' peer follow from it)."""
+    `client` when they came through a trusted proxy, or `UNKNOWN` (see the module);
+    Django's REMOTE_ADDR and the carriers' peer follow from it."""
     trusted = networks(settings.TRPG_TRUSTED_PROXIES)
-    if not trusted:
+    if not trusted and not settings.TRPG_BEHIND_TLS_PROXY:
         return application
 
     async def app(scope: dict, receive: Callable, send: Callable) -> None:
@@ -73,7 +79,10 @@ def forwarded_for(application: Callable) -> Callable:
             header = b",".join(
                 value for name, value in scope.get("headers", []) if name == b"x-forwarded-for"
             )
-            client = client_address(peer, header.decode("latin-1"), trusted)
+            if trusted:
+                client = client_address(peer, header.decode("latin-1"), trusted)
+            else:  # behind the TLS proxy, none listed (see the module)
+                client = UNKNOWN if header.strip() else peer
             if client != peer:
                 scope = {**scope, "client": (client, port)}
         await application(scope, receive, send)

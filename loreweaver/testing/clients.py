@@ -103,12 +103,19 @@ class WsClient(Client):
         self.socket = socket
 
     @classmethod
-    async def connect(cls, url: str, *, source: str | None = None) -> WsClient:
+    async def connect(
+        cls, url: str, *, source: str | None = None, headers: dict[str, str] | None = None
+    ) -> WsClient:
         """Connect to `url` (from the loopback address `source`, e.g. 127.0.0.2, to be
-        another address to the server)."""
+        another address to the server), sending `headers` with the upgrade request."""
         extra = {"local_addr": (source, 0)} if source else {}
         socket = await websockets.connect(
-            url, max_size=None, max_queue=None, open_timeout=DEFAULT_TIMEOUT, **extra
+            url,
+            max_size=None,
+            max_queue=None,
+            open_timeout=DEFAULT_TIMEOUT,
+            additional_headers=headers,
+            **extra,
         )
         return cls(socket)
 
@@ -142,6 +149,26 @@ class WsClient(Client):
         await self.socket.send(payload, text=True)
 
 
+async def iroh_endpoint(source: str = "127.0.0.1") -> Endpoint:
+    """A client's Iroh endpoint on the loopback address `source` (127.0.0.2 and so on
+    are other addresses to the server), relays off."""
+    return await Endpoint.bind(
+        EndpointOptions(
+            preset=iroh.preset_n0_disable_relay(),
+            relay_mode=RelayMode.disabled(),
+            bind_addr=f"{source}:0",
+        )
+    )
+
+
+async def iroh_dial(endpoint: Endpoint, ticket: str) -> tuple[iroh.Connection, iroh.BiStream]:
+    """A connection from `endpoint` to the server of `ticket`, and its control stream
+    (which the server sees once something is written on it)."""
+    address = EndpointTicket.from_string(ticket).endpoint_addr()
+    connection = await asyncio.wait_for(endpoint.connect(address, ALPN), DEFAULT_TIMEOUT)
+    return connection, await connection.open_bi()
+
+
 class IrohClient(Client):
     """An Iroh client: dials the ticket, one bi stream of newline-delimited JSON."""
 
@@ -157,19 +184,14 @@ class IrohClient(Client):
         self._eof = False
 
     @classmethod
-    async def connect(cls, ticket: str, *, first: dict | str | bytes | None = None) -> IrohClient:
-        """Dial `ticket`. The server sees the control stream once something is written
-        on it, so `first` (normally the join) is written right away when given."""
-        endpoint = await Endpoint.bind(
-            EndpointOptions(
-                preset=iroh.preset_n0_disable_relay(),
-                relay_mode=RelayMode.disabled(),
-                bind_addr="127.0.0.1:0",
-            )
-        )
-        address = EndpointTicket.from_string(ticket).endpoint_addr()
-        connection = await asyncio.wait_for(endpoint.connect(address, ALPN), DEFAULT_TIMEOUT)
-        stream = await connection.open_bi()
+    async def connect(
+        cls, ticket: str, *, first: dict | str | bytes | None = None, source: str = "127.0.0.1"
+    ) -> IrohClient:
+        """Dial `ticket` from the loopback address `source`. The server sees the control
+        stream once something is written on it, so `first` (normally the join) is
+        written right away when given."""
+        endpoint = await iroh_endpoint(source)
+        connection, stream = await iroh_dial(endpoint, ticket)
         client = cls(endpoint, connection, stream)
         if first is not None:
             await client.send(first)

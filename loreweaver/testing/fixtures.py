@@ -36,6 +36,7 @@ LONGEST_FIRST = [
     "loreweaver/table/tests/test_the_sample_adventure_in_the_browser.py",
     "loreweaver/table/tests/test_a_newcomers_first_minutes.py",
     "loreweaver/wire/tests/test_hosted_faults.py",
+    "loreweaver/wire/tests/test_silent_sockets_from_many_addresses_leave_room_for_the_right_key.py",
     "rooms/tests/test_keys_on_disk.py",
     "loreweaver/table/tests/test_the_table_honours_an_operators_disconnect.py",
     "loreweaver/wire/tests/test_handshake_failures.py",

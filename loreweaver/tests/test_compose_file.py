@@ -145,6 +145,16 @@ def test_no_password_or_key_has_a_default_and_a_missing_one_says_where_to_set_it
         assert re.search(rf"^{name}=$", example, re.MULTILINE), f".env.example leaves {name} for the operator"
 
 
+def test_the_table_trusts_the_forwarded_addresses_of_the_bundled_proxy_only():
+    trusted = COMPOSE["x-table-env"]["TRPG_TRUSTED_PROXIES"].strip("${}").split(":-")[1]
+    proxy = SERVICES["proxy"]["networks"]["default"]["ipv4_address"]
+    assert trusted == proxy, "the proxy's own address, not a network other containers share"
+    subnet = COMPOSE["networks"]["default"]["ipam"]["config"][0]
+    assert ipaddress.ip_address(proxy) in ipaddress.ip_network(subnet["subnet"])
+    assert ipaddress.ip_address(proxy) not in ipaddress.ip_network(subnet["ip_range"]), "never another's"
+    assert re.search(rf"^TRPG_TRUSTED_PROXIES={re.escape(proxy)}$", (ROOT / ".env.example").read_text(), re.M)
+
+
 def test_the_media_store_console_is_not_published():
     for name, service in SERVICES.items():
         for port in service.get("ports", []):

@@ -33,6 +33,7 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     [
         ("TRPG_TUI__JOIN_TIMEOUT", "soon"),
         ("TRPG_TUI__JOIN_TIMEOUT", "-1"),
+        ("TRPG_TUI__CROWDED_JOIN_TIMEOUT", "-1"),
         ("TRPG_TUI__MAX_CONNECTIONS", "lots"),
         ("TRPG_TUI__MAX_CONNECTIONS", "0"),
         ("TRPG_LOCALE", "fr"),

@@ -13,6 +13,9 @@ class WireConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: these modules use the models, which exist only
         # once every app is loaded (Django calls ready() then).
-        from loreweaver.wire import listeners
+        from django.core import checks
+
+        from loreweaver.wire import deploy, listeners
 
         listeners.connect()
+        checks.register(deploy.proxy_listed, checks.Tags.security)

@@ -1,7 +1,7 @@
 """What a server refuses to start without: a migrated database, and on the hosted
 profile the settings that, left at their defaults, would be unsafe on the internet
-(`serve` and `iroh_serve` ask first). Also how to name this Python in a hint that a
-person will paste."""
+(`serve` and `iroh_serve` ask first); what it warns about as it starts (a system
+check). Also how to name this Python in a hint that a person will paste."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
+from django.core import checks
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 
@@ -40,6 +41,24 @@ def hosted_problems() -> list[str]:
             "(e.g. DJANGO_ALLOWED_HOSTS=table.example.org,localhost)."
         )
     return problems
+
+
+def proxy_listed(app_configs: object = None, **kwargs: object) -> list[checks.CheckMessage]:
+    """A system check (run by `check` and as every command starts): behind the TLS proxy
+    with no proxy in `TRPG_TRUSTED_PROXIES`, every client that comes through the proxy
+    is one address (loreweaver/ops/forwarded.py)."""
+    if not settings.TRPG_BEHIND_TLS_PROXY or settings.TRPG_TRUSTED_PROXIES:
+        return []
+    return [
+        checks.Warning(
+            "TRPG_BEHIND_TLS_PROXY is on but TRPG_TRUSTED_PROXIES lists no proxy: every client that "
+            "comes through the proxy counts as one address, for the connection places per address, "
+            "the wrong-key backoff and the admin lockout.",
+            hint="Set TRPG_TRUSTED_PROXIES to the proxy's address as the table sees it: 172.30.57.10 for "
+            "docker-compose.yml's proxy, 127.0.0.1 for one on the same host.",
+            id="loreweaver.W001",
+        )
+    ]
 
 
 def python_command() -> str:

@@ -19,7 +19,7 @@ from base.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination
 from media_store.selectors import media_replay
 from rooms import selectors
-from rooms.models import AccessKey, Room
+from rooms.models import AccessKey, Audience, Room
 
 log = logging.getLogger("loreweaver.wire.session")
 
@@ -78,6 +78,13 @@ class Seat:
     @property
     def is_keeper(self) -> bool:
         return self.member.role == "keeper"
+
+    def may_see(self, message: dict) -> bool:
+        """Whether this seat is shown a room message of the audience it names."""
+        if message.get("audience", Audience.EVERYONE) == Audience.EVERYONE:
+            return True
+        named = message.get("member_id")
+        return self.is_keeper or (bool(named) and named == self.member.member_id)
 
     @classmethod
     def of(cls, access_key: AccessKey) -> Seat:

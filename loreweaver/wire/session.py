@@ -33,7 +33,7 @@ from media_store.services import MediaError, Uploader
 from packs import panels as panel_rules
 from packs import services as pack_services
 from rooms import keystore, selectors, services
-from rooms.models import AccessKey, Audience
+from rooms.models import AccessKey
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class SessionCore:
         self._writer = asyncio.create_task(self._write_loop())
         self._tasks.append(self._writer)
         metrics.CONNECTIONS.labels(self.carrier.label).inc()
-        self._ticket = admission.gate.enter(self.carrier.peer)
+        self._ticket = admission.gate.enter(self.carrier.peer, self._give_way)
         if not self._ticket.held:
             await self.fail("too_many_connections")
             return
@@ -134,6 +134,7 @@ class SessionCore:
 
     async def receive_text(self, text: str) -> None:
         """Handle one control frame from the client."""
+        self._ticket.heard()
         if not self._closing:
             await self._contained("frame", self._receive_text(text))
 
@@ -170,6 +171,7 @@ class SessionCore:
 
     async def receive_binary(self, data: bytes) -> None:
         """Handle one binary message (the WebSocket media channel)."""
+        self._ticket.heard()
         if not self._closing:
             await self._contained("media message", self._receive_binary(data))
 
@@ -293,6 +295,9 @@ class SessionCore:
 
     async def fail(self, code: str, *, message_key: str | None = None, **values: object) -> None:
         """Send an `error` frame, then close once it has been delivered."""
+        self._end(code, message_key=message_key, **values)
+
+    def _end(self, code: str, *, message_key: str | None = None, **values: object) -> None:
         if self._closing:
             return
         self.send_error(code, message_key=message_key, **values)
@@ -337,6 +342,10 @@ class SessionCore:
                 return
 
     # --- handshake ------------------------------------------------------------------------
+
+    def _give_way(self) -> None:
+        # Now, not in a task: its place is a newcomer's already, so none of its frames may be read.
+        self._end("join_timeout", message_key="crowded_out")
 
     async def _join_deadline(self) -> None:
         await asyncio.sleep(settings.TRPG_JOIN_TIMEOUT)
@@ -479,7 +488,7 @@ class SessionCore:
                 if row in self._delivered:
                     return  # the replay or a catch-up showed it already
                 self._delivered.add(row)
-            if self._may_see(seat, message):
+            if seat.may_see(message):
                 metrics.FRAMES_OUT.labels(message["frame"]["type"]).inc()
                 self._enqueue(encoded_for(message, self.locale))
         elif kind == "room.presence":
@@ -578,13 +587,6 @@ class SessionCore:
             await self.fail("bad_key", message_key="key_revoked")
             return None
         return Seat.of(access_key)
-
-    @staticmethod
-    def _may_see(seat: Seat, message: dict) -> bool:
-        if message.get("audience", Audience.EVERYONE) == Audience.EVERYONE:
-            return True
-        named = message.get("member_id")
-        return seat.is_keeper or (bool(named) and named == seat.member.member_id)
 
     def _send_presence(self, *, only_if_changed: bool = False) -> None:
         sheets = self._snapshot[1].sheets if self._snapshot is not None else []

@@ -1,7 +1,8 @@
 """What an operator relies on (docs/operations.md, "Deploying"): `/healthz` and
 `/readyz` (503 naming Redis while the table's Redis is down, 200 once it is back), a
 hosted server that refuses to start with a default secret or no allowed hosts, and a
-clean `check --deploy` behind a TLS proxy."""
+clean `check --deploy` behind a TLS proxy the table is told to trust (a warning when
+it is not)."""
 
 from __future__ import annotations
 
@@ -81,10 +82,12 @@ def test_a_hosted_server_refuses_to_start_with_unsafe_defaults(hosted, overrides
         assert named in started.stderr and "will not start" in started.stderr
 
 
-def test_check_deploy_is_clean_behind_a_tls_proxy(hosted):
-    clean = hosted.manage(
-        "check", "--deploy", "--fail-level", "WARNING", DJANGO_SECRET_KEY=STRONG, TRPG_BEHIND_TLS_PROXY="1"
-    )
+def test_check_deploy_is_clean_behind_a_tls_proxy_the_table_trusts(hosted):
+    deploy = ("check", "--deploy", "--fail-level", "WARNING")
+    behind = {"DJANGO_SECRET_KEY": STRONG, "TRPG_BEHIND_TLS_PROXY": "1"}
+    clean = hosted.manage(*deploy, **behind, TRPG_TRUSTED_PROXIES="172.30.57.10")
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    plain = hosted.manage("check", "--deploy", "--fail-level", "WARNING", DJANGO_SECRET_KEY=STRONG)
+    unlisted = hosted.manage(*deploy, **behind)
+    assert unlisted.returncode != 0 and "TRPG_TRUSTED_PROXIES" in unlisted.stdout + unlisted.stderr
+    plain = hosted.manage(*deploy, DJANGO_SECRET_KEY=STRONG)
     assert plain.returncode != 0 and "SECURE_SSL_REDIRECT" in plain.stdout + plain.stderr

@@ -29,6 +29,10 @@ ERRORS: dict[str, str] = {
     ),
     "not_yet": _("This server does not handle {what} yet."),
     "join_timeout": _("No join arrived within {seconds} seconds; reconnect and send your key."),
+    "crowded_out": _(
+        "The server is full, and this connection had not sent its join yet, so its place went to "
+        "another. Reconnect and send your key at once."
+    ),
     "too_many_connections": _("The server is full right now. Try again in a little while."),
     "forbidden": _("Only the keeper can do that."),
     "panel_forbidden": _("That panel is not available to you."),
