@@ -216,8 +216,7 @@ class SessionCore:
 
         An exception here would end the connection without its teardown (daphne closes
         with 1011 and never calls `disconnect`), so it becomes a `server_error` instead:
-        the connection stays open after join, and is closed (and cleaned up) before it.
-        """
+        the connection stays open after join, and is closed (and cleaned up) before it."""
         try:
             await work
         except Exception as exc:
@@ -301,10 +300,9 @@ class SessionCore:
         if self._closing:
             return
         self.send_error(code, message_key=message_key, **values)
-        if self._closing:  # the error did not fit: the client is not reading at all
-            return
-        self._closing = True
-        self._outbox.put_nowait(_CLOSE)
+        if not self._closing:  # else the error did not fit: the client is not reading at all
+            self._closing = True
+            self._outbox.put_nowait(_CLOSE)
 
     async def deliver_then_close(self, frame: dict, timeout: float = 5.0, *, restart: bool = False) -> None:
         """Send a last frame, close once it is written (`restart`: with the carrier's

@@ -36,17 +36,16 @@ from loreweaver.wire.protocol.sidequest import (
 )
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
+from loreweaver.wire.sidequest_commands import SlashCommands
 from loreweaver.wire.sidequest_creation import CharacterCreation
 from loreweaver.wire.sidequest_lobby import world_of_game
 from loreweaver.wire.sidequest_table import (
     audio_cue,
     background_of,
-    character_sheet,
     character_state,
     dice_line,
     footnotes,
     guest_seat_allowed,
-    inventory,
     items_depleted,
     items_gained,
     journal,
@@ -77,12 +76,6 @@ log = logging.getLogger(__name__)
 _FATAL = ("bad_key", "join_timeout", "too_many_connections")
 
 
-# `/gm` verbs, and the keeper's command each one is (docs/sidequest.md): it is played as
-# the keeper's input, so the room's turn, the rate limit, the chronicle, the hooks and the
-# role as the key gives it now all apply.
-_GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
-
-
 # The client's confrontation messages (a beat, its dice, yielding): the client ends its
 # wait at the NARRATION_END that follows this.
 _UNPLAYABLE_NOTICE = _(
@@ -91,7 +84,7 @@ _UNPLAYABLE_NOTICE = _(
 )
 
 
-class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
+class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
     contract on the client's side.
 
@@ -314,54 +307,6 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], False
         self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
-        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
-
-    async def _slash(self, text: str) -> None:
-        word, _sep, rest = text[1:].partition(" ")
-        word, rest = word.lower(), rest.strip()
-        character = (self.state or {}).get("character") or {}
-        location = ((self.state or {}).get("scene") or {}).get("name", "")
-        if word == "status":
-            await self._send(message("CHARACTER_SHEET", character_sheet(character)))
-        elif word == "inventory":
-            await self._send(message("INVENTORY", inventory(character)))
-        elif word == "map":
-            await self._send(message("MAP_UPDATE", map_update(location)))
-        elif word == "help":
-            await self._narrate(
-                say(
-                    self.session.locale,
-                    _(
-                        "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; "
-                        "keepers: /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place>, "
-                        "/gm dmg <who> <n>. Dot commands work too: .r 1d20, .help."
-                    ),
-                )
-            )
-        elif word == "tone":
-            await self._narrate("This table has no tone axes; the Keeper follows the story.")
-        elif word == "save":
-            await self._command(".save")
-        elif word == "gm":
-            await self._gm(rest)
-        else:
-            await self._error(f"Unknown command /{word}; /help lists them.")
-
-    async def _gm(self, rest: str) -> None:
-        verb, _sep, argument = rest.partition(" ")
-        template, argument = _GM_COMMANDS.get(verb.lower()), argument.strip()
-        if template is None or not argument:
-            usage = _(
-                "Use /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place> or /gm dmg <who> <n>."
-            )
-            await self._error(say(self.session.locale, usage))
-            return
-        # Whether the caller is a keeper is the turn's to say, from the key as it is
-        # then; a refusal comes back as the table's answer, and is told as `ERROR`.
-        await self._command(template.format(argument), gm=True)
-
-    async def _command(self, text: str, *, gm: bool = False) -> None:
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
     # --- the table's frames -----------------------------------------------------

@@ -1,0 +1,67 @@
+"""The SideQuest client's slash commands (docs/sidequest.md, "Playing"): `/status`,
+`/inventory` and `/map` answered from the last state, `/help`, `/tone`, and `/save` and
+`/gm` played as the member's input, so the room's turn, the rate limit and the role the
+key gives now all apply. A mixin of `SideQuestConsumer`, which holds the state it reads
+(`state`, `session`) and the ways it answers (`_send`, `_narrate`, `_error`)."""
+
+from __future__ import annotations
+
+import json
+
+from base.i18n import _, say
+from loreweaver.wire.sidequest_table import character_sheet, inventory, map_update, message
+
+# `/gm` verbs, and the keeper's command each one is: a keeper's input like any other.
+_GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
+
+
+class SlashCommands:
+    """The slash-command half of the SideQuest carrier."""
+
+    async def _slash(self, text: str) -> None:
+        word, _sep, rest = text[1:].partition(" ")
+        word, rest = word.lower(), rest.strip()
+        character = (self.state or {}).get("character") or {}
+        location = ((self.state or {}).get("scene") or {}).get("name", "")
+        if word == "status":
+            await self._send(message("CHARACTER_SHEET", character_sheet(character)))
+        elif word == "inventory":
+            await self._send(message("INVENTORY", inventory(character)))
+        elif word == "map":
+            await self._send(message("MAP_UPDATE", map_update(location)))
+        elif word == "help":
+            await self._narrate(
+                say(
+                    self.session.locale,
+                    _(
+                        "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; "
+                        "keepers: /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place>, "
+                        "/gm dmg <who> <n>. Dot commands work too: .r 1d20, .help."
+                    ),
+                )
+            )
+        elif word == "tone":
+            await self._narrate("This table has no tone axes; the Keeper follows the story.")
+        elif word == "save":
+            await self._command(".save")
+        elif word == "gm":
+            await self._gm(rest)
+        else:
+            await self._error(f"Unknown command /{word}; /help lists them.")
+
+    async def _gm(self, rest: str) -> None:
+        verb, _sep, argument = rest.partition(" ")
+        template, argument = _GM_COMMANDS.get(verb.lower()), argument.strip()
+        if template is None or not argument:
+            usage = _(
+                "Use /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place> or /gm dmg <who> <n>."
+            )
+            await self._error(say(self.session.locale, usage))
+            return
+        # Whether the caller is a keeper is the turn's to say, from the key as it is
+        # then; a refusal comes back as the table's answer, and is told as `ERROR`.
+        await self._command(template.format(argument), gm=True)
+
+    async def _command(self, text: str, *, gm: bool = False) -> None:
+        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
+        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
