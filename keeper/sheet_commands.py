@@ -44,7 +44,7 @@ def _made(caller: Caller, made: characters.Made) -> CommandReply:
     return CommandReply(text, private=False)
 
 
-def make_character(
+def _make_character(
     caller: Caller, retry: Callable[[str], str], *, replace: bool, **making: Any
 ) -> characters.Made | str:
     """`characters.character_create` for the caller, or what they are told when the
@@ -63,7 +63,7 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     if system is None:
         return CommandReply(caller.say(_("No rule system makes characters with .{w}."), w=word))
     typed, replace = character_names.without_replace(arguments)
-    made = make_character(
+    made = _make_character(
         caller,
         lambda name: f".{word} {name}",
         replace=replace,
@@ -205,7 +205,7 @@ def generate(arguments: str, caller: Caller) -> CommandReply:
         if draft is None:
             return CommandReply(caller.say(_("Nothing to keep: roll one with .genchar first.")))
         typed, replace = character_names.without_replace(rest)
-        made = make_character(
+        made = _make_character(
             caller,
             lambda name: f".genchar keep {name}",
             replace=replace,
@@ -248,7 +248,7 @@ def _from_description(arguments: str, caller: Caller) -> CommandReply:
     system = _system_named(first, caller.room_id) if first else None
     typed, replace = character_names.without_replace(rest if system else head)
     word = f"{first} " if system else ""
-    made = make_character(
+    made = _make_character(
         caller,
         lambda name: f".genchar {word}{name} | …",
         replace=replace,

@@ -10,32 +10,11 @@ from __future__ import annotations
 from collections import Counter
 
 from keeper.kp.sample import GUIDED_ACTIONS
-from loreweaver.testing.clients import WsClient, settle
+from loreweaver.testing.clients import WsClient, settle, state_now, state_where, system_answer
 from loreweaver.testing.media_clients import sha, upload
 from packs.tests.card_files import character, picture, text_chunk
 
 ROPE = {"name": "Rope", "kind": "tool", "quantity": 2, "equipped": False, "description": ""}
-
-
-async def _answer(client, line: str) -> str:
-    """Say `line` and return the system's answer to it."""
-    await client.say(line)
-    return (await client.expect("narrative", speaker="system"))["text"]
-
-
-async def _state_where(client, test, timeout: float = 10) -> dict:
-    """The first `state` that passes `test`."""
-    async for frame in client._frames(timeout, "a state"):
-        if frame.get("type") == "state" and test(frame):
-            return frame
-    raise AssertionError("unreachable")
-
-
-async def _current(client) -> dict:
-    """The room's state as it stands now (a `.st` ends with a fresh one)."""
-    await settle(client)
-    await client.say(".st")
-    return await client.expect("state")
 
 
 def _party(state: dict) -> list[str]:
@@ -43,10 +22,10 @@ def _party(state: dict) -> list[str]:
 
 
 async def _doc_hale_with_rope_and_money(alice) -> None:
-    await _answer(alice, ".coc Doc Hale")
-    await _answer(alice, ".inv add Rope x2 | tool")
-    await _answer(alice, ".money +3")
-    await _state_where(alice, lambda s: s.get("character", {}).get("money") == 3)
+    await system_answer(alice, ".coc Doc Hale")
+    await system_answer(alice, ".inv add Rope x2 | tool")
+    await system_answer(alice, ".money +3")
+    await state_where(alice, lambda s: s.get("character", {}).get("money") == 3)
 
 
 async def test_genchar_over_the_members_own_name_is_refused_and_the_sheet_keeps_its_items(server, room):
@@ -54,15 +33,15 @@ async def test_genchar_over_the_members_own_name_is_refused_and_the_sheet_keeps_
         await alice.join(server.env.mint(room, "Alice"))
         await _doc_hale_with_rope_and_money(alice)
 
-        refused = await _answer(alice, ".genchar coc7 Doc Hale | A calm doctor with steady hands")
+        refused = await system_answer(alice, ".genchar coc7 Doc Hale | A calm doctor with steady hands")
         assert "Doc Hale" in refused and ".genchar coc7 Doc Hale replace | " in refused, refused
         for typed in (".coc doc hale", ".dnd  DOC   HALE ", ".coc Doc\u200b Hale", ".coc Ｄｏｃ Ｈａｌｅ"):
-            refused = await _answer(alice, typed)
+            refused = await system_answer(alice, typed)
             assert "replace" in refused, (typed, refused)
-        await _answer(alice, ".genchar coc")
-        assert "replace" in await _answer(alice, ".genchar keep doc hale")
+        await system_answer(alice, ".genchar coc")
+        assert "replace" in await system_answer(alice, ".genchar keep doc hale")
 
-        state = await _current(alice)
+        state = await state_now(alice)
         sheet = state["character"]
         assert sheet["name"] == "Doc Hale" and sheet["items"] == [ROPE] and sheet["money"] == 3
         assert _party(state) == ["Doc Hale"]
@@ -73,12 +52,12 @@ async def test_with_replace_the_new_character_takes_the_place_of_the_members_old
         await alice.join(server.env.mint(room, "Alice"))
         await _doc_hale_with_rope_and_money(alice)
 
-        made = await _answer(alice, ".genchar coc7 Doc Hale replace | A calm doctor with steady hands")
+        made = await system_answer(alice, ".genchar coc7 Doc Hale replace | A calm doctor with steady hands")
         assert "Doc Hale" in made and ".st undo" in made, made
-        state = await _state_where(alice, lambda s: s["character"]["items"] == [])
+        state = await state_where(alice, lambda s: s["character"]["items"] == [])
         assert state["character"]["name"] == "Doc Hale" and state["character"]["money"] == 0
         assert _party(state) == ["Doc Hale"]
-        assert "calm doctor" in await _answer(alice, ".bio")
+        assert "calm doctor" in await system_answer(alice, ".bio")
 
 
 async def test_a_name_another_member_holds_is_refused_whichever_way_a_character_is_made(server, room):
@@ -101,14 +80,14 @@ async def test_a_name_another_member_holds_is_refused_whichever_way_a_character_
             f".import {sha(card)} pc",
             f".import {sha(card)} pc replace",
         ):
-            refused = await _answer(bob, typed)
+            refused = await system_answer(bob, typed)
             assert "Doc Hale" in refused and "another name" in refused, (typed, refused)
-        await _answer(bob, ".genchar dnd")
-        assert "another name" in await _answer(bob, ".genchar keep Doc Hale")
+        await system_answer(bob, ".genchar dnd")
+        assert "another name" in await system_answer(bob, ".genchar keep Doc Hale")
 
-        imported = await _answer(bob, f".import {sha(card)} pc as Dr Hale")
+        imported = await system_answer(bob, f".import {sha(card)} pc as Dr Hale")
         assert "Dr Hale joins the table" in imported, imported
-        state = await _state_where(alice, lambda s: "Dr Hale" in _party(s))
+        state = await state_where(alice, lambda s: "Dr Hale" in _party(s))
         assert sorted(_party(state)) == ["Doc Hale", "Dr Hale"]
         assert state["character"]["items"] == [ROPE] and state["character"]["money"] == 3
 
@@ -120,13 +99,13 @@ async def test_two_characters_of_one_name_never_stand_in_one_party(server, room)
     ):
         await alice.join(server.env.mint(room, "Alice"))
         await bob.join(server.env.mint(room, "Bob"), locale="zh")
-        await _answer(alice, ".coc Wren Hale")
-        await _state_where(bob, lambda s: "Wren Hale" in _party(s))
-        await _answer(bob, ".coc Bob")
-        await _state_where(alice, lambda s: "Bob" in _party(s))
-        assert "请换一个名字（.nn <另一个名字>）" in await _answer(bob, ".nn wren hale")
-        assert "another name" in await _answer(alice, ".coc  BOB ")
-        assert sorted(_party(await _current(bob))) == ["Bob", "Wren Hale"]
+        await system_answer(alice, ".coc Wren Hale")
+        await state_where(bob, lambda s: "Wren Hale" in _party(s))
+        await system_answer(bob, ".coc Bob")
+        await state_where(alice, lambda s: "Bob" in _party(s))
+        assert "请换一个名字（.nn <另一个名字>）" in await system_answer(bob, ".nn wren hale")
+        assert "another name" in await system_answer(alice, ".coc  BOB ")
+        assert sorted(_party(await state_now(bob))) == ["Bob", "Wren Hale"]
 
 
 async def test_the_sample_adventure_never_gives_its_investigator_a_name_the_party_holds(server, room):
@@ -136,10 +115,10 @@ async def test_the_sample_adventure_never_gives_its_investigator_a_name_the_part
     ):
         await kay.join(server.env.mint(room, "Kay", "keeper"))
         await pat.join(server.env.mint(room, "Pat"))
-        await _answer(pat, ".coc Kay")  # Pat's character carries the keeper's name
-        await _state_where(kay, lambda s: "Kay" in _party(s))
+        await system_answer(pat, ".coc Kay")  # Pat's character carries the keeper's name
+        await state_where(kay, lambda s: "Kay" in _party(s))
         await kay.say(GUIDED_ACTIONS[0])  # the sample adventure makes the keeper an investigator
-        state = await _state_where(kay, lambda s: "character" in s, timeout=30)
+        state = await state_where(kay, lambda s: "character" in s, timeout=30)
         assert state["character"]["name"] != "Kay"
         party = Counter(name.casefold() for name in _party(state))
         assert party["kay"] == 1 and max(party.values()) == 1, party

@@ -6,30 +6,10 @@ turn), and never comes back under a name another member's character took meanwhi
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import WsClient, settle
+from loreweaver.testing.clients import WsClient, state_now, state_where, system_answer
 
 ROPE = {"name": "Rope", "kind": "tool", "quantity": 2, "equipped": False, "description": ""}
 LAMP = {"name": "Lamp", "kind": "misc", "quantity": 1, "equipped": False, "description": ""}
-
-
-async def _answer(client, line: str) -> str:
-    """Say `line` and return the system's answer to it."""
-    await client.say(line)
-    return (await client.expect("narrative", speaker="system"))["text"]
-
-
-async def _current(client) -> dict:
-    """The room's state as it stands now (a `.st` ends with a fresh one)."""
-    await settle(client)
-    await client.say(".st")
-    return await client.expect("state")
-
-
-async def _state_where(client, test, timeout: float = 10) -> dict:
-    async for frame in client._frames(timeout, "a state"):
-        if frame.get("type") == "state" and test(frame):
-            return frame
-    raise AssertionError("unreachable")
 
 
 def _party(state: dict) -> list[str]:
@@ -38,19 +18,19 @@ def _party(state: dict) -> list[str]:
 
 async def _doc_hale_deleted(alice) -> None:
     """Alice's Doc Hale, with two ropes and three dollars, deleted."""
-    await _answer(alice, ".coc Doc Hale")
-    await _answer(alice, ".inv add Rope x2 | tool")
-    await _answer(alice, ".money +3")
-    await _state_where(alice, lambda s: s.get("character", {}).get("money") == 3)
-    assert "Doc Hale" in await _answer(alice, ".st delete")
+    await system_answer(alice, ".coc Doc Hale")
+    await system_answer(alice, ".inv add Rope x2 | tool")
+    await system_answer(alice, ".money +3")
+    await state_where(alice, lambda s: s.get("character", {}).get("money") == 3)
+    assert "Doc Hale" in await system_answer(alice, ".st delete")
 
 
 async def test_a_deleted_sheet_comes_back_with_its_items_and_money(server, room):
     async with await WsClient.connect(server.ws_url) as alice:
         await alice.join(server.env.mint(room, "Alice"))
         await _doc_hale_deleted(alice)
-        assert "Doc Hale" in await _answer(alice, ".st undo")
-        sheet = (await _current(alice))["character"]
+        assert "Doc Hale" in await system_answer(alice, ".st undo")
+        sheet = (await state_now(alice))["character"]
         assert sheet["name"] == "Doc Hale" and sheet["items"] == [ROPE] and sheet["money"] == 3
 
 
@@ -58,22 +38,22 @@ async def test_undo_over_a_newer_character_is_refused_and_replace_swaps_them(ser
     async with await WsClient.connect(server.ws_url) as alice:
         await alice.join(server.env.mint(room, "Alice"))
         await _doc_hale_deleted(alice)
-        await _answer(alice, ".coc Ann")
-        await _answer(alice, ".inv add Lamp")
+        await system_answer(alice, ".coc Ann")
+        await system_answer(alice, ".inv add Lamp")
 
-        refused = await _answer(alice, ".st undo")
+        refused = await system_answer(alice, ".st undo")
         assert "Ann" in refused and ".st undo replace" in refused, refused
-        state = await _current(alice)
+        state = await state_now(alice)
         assert state["character"]["name"] == "Ann" and state["character"]["items"] == [LAMP]
         assert _party(state) == ["Ann"]
 
-        assert "Doc Hale" in await _answer(alice, ".st undo replace")
-        state = await _current(alice)
+        assert "Doc Hale" in await system_answer(alice, ".st undo replace")
+        state = await state_now(alice)
         assert state["character"]["name"] == "Doc Hale" and state["character"]["items"] == [ROPE]
         assert state["character"]["money"] == 3 and _party(state) == ["Doc Hale"]
 
-        assert "Ann" in await _answer(alice, ".st undo replace")
-        state = await _current(alice)
+        assert "Ann" in await system_answer(alice, ".st undo replace")
+        state = await state_now(alice)
         assert state["character"]["name"] == "Ann" and state["character"]["items"] == [LAMP]
         assert _party(state) == ["Ann"]
 
@@ -86,16 +66,16 @@ async def test_undo_under_a_name_another_member_took_is_refused_until_given_anot
         await alice.join(server.env.mint(room, "Alice"))
         await _doc_hale_deleted(alice)
         await bob.join(server.env.mint(room, "Bob"))
-        await _answer(bob, ".coc doc hale")
-        await _state_where(alice, lambda s: _party(s) == ["doc hale"])
+        await system_answer(bob, ".coc doc hale")
+        await state_where(alice, lambda s: _party(s) == ["doc hale"])
 
-        refused = await _answer(alice, ".st undo")
+        refused = await system_answer(alice, ".st undo")
         assert "doc hale" in refused and ".st undo <" in refused, refused
-        assert "another name" in await _answer(alice, ".st undo replace")
-        state = await _current(bob)
+        assert "another name" in await system_answer(alice, ".st undo replace")
+        state = await state_now(bob)
         assert _party(state) == ["doc hale"] and state["character"]["items"] == []
 
-        assert "Dr Hale" in await _answer(alice, ".st undo Dr Hale")
-        state = await _current(alice)
+        assert "Dr Hale" in await system_answer(alice, ".st undo Dr Hale")
+        state = await state_now(alice)
         assert state["character"]["name"] == "Dr Hale" and state["character"]["items"] == [ROPE]
         assert _party(state) == ["Dr Hale", "doc hale"]
