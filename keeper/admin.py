@@ -11,7 +11,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from base.names import shown_name
 from keeper import (
+    character_names,
     inventory,
     model_admin,  # noqa: F401 (registers the model page)
 )
@@ -71,7 +73,21 @@ class CharacterForm(forms.ModelForm):
         ):
             if data.get(name) is None:
                 data[name] = empty
+        # Two of one name never stand in one party, here as at the table (docs/rules.md,
+        # "Characters and their names").
+        room, wanted = data.get("room"), data.get("name")
+        twins = character_names.holders(room.pk, wanted, besides=self.instance.pk) if room and wanted else []
+        if twins:
+            taken = _("Another character of this room is already called %(name)s.")
+            self.add_error("name", taken % {"name": twins[0].name})
         return data
+
+    def clean_name(self) -> str:
+        """The name as the table shows it (invisible characters and extra spaces gone)."""
+        name = shown_name(self.cleaned_data.get("name") or "")
+        if not name:
+            raise forms.ValidationError(_("A character needs a name."))
+        return name
 
     def clean_items(self) -> list:
         """Each item in the one shape the table reads (`keeper.inventory.clean_item`)."""

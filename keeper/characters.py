@@ -3,11 +3,14 @@ changing values, all checked against the room's rule pack."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import transaction
 
 from base.i18n import Refusal, _
+from keeper import character_names
 from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
@@ -69,6 +72,15 @@ def _starting(pack: Pack, values: dict[str, int]) -> dict[str, int]:
     }
 
 
+@dataclass(frozen=True)
+class Made:
+    """A character just made, and whether a sheet of the member's gave way to it
+    (`replace`: kept for `.st undo`)."""
+
+    character: Character
+    replaced: bool = False
+
+
 def character_create(
     *,
     room_id: int,
@@ -77,15 +89,21 @@ def character_create(
     name: str,
     rolled: Rolled | None = None,
     background: str = "",
-) -> Character:
+    replace: bool = False,
+) -> Made:
     """Make a character under `system` for the member (from `rolled` values, or rolled
-    now) and make it their active one."""
+    now) and make it their active one. A name a sheet of the room holds raises
+    `character_names.NameTaken`, unless it is the member's own and `replace` is said:
+    that sheet is deleted, kept for `.st undo`."""
     rolled = rolled or roll_character(system)
     pack = catalog().packs[system]
     skills = {key: base for key, base in pack.sheet.skills.items() if isinstance(base, int)}
     with transaction.atomic():
+        giving_way = character_names.in_the_way(room_id, member_id, name, replace=replace)
+        for sheet in giving_way:
+            character_delete(sheet)
         Character.objects.filter(room_id=room_id, owner=member_id, active=True).update(active=False)
-        return Character.objects.create(
+        character = Character.objects.create(
             room_id=room_id,
             owner=member_id,
             name=name,
@@ -96,6 +114,7 @@ def character_create(
             background=background,
             active=True,
         )
+    return Made(character, replaced=bool(giving_way))
 
 
 def finalize(character: Character) -> None:
@@ -137,11 +156,15 @@ def describe(character: Character | Rolled, locale: str) -> str:
 
 
 def character_delete(character: Character) -> None:
-    """Delete a character (`.st delete`; `sheet_snapshot` first keeps it for an undo)."""
+    """Delete a character (`.st delete`, or a sheet giving way to `replace`), keeping it
+    `UNDO_SECONDS` for its owner's `.st undo`."""
+    kept = [*_kept(character.room_id, character.owner), {**sheet_snapshot(character), "at": time.time()}]
+    cache.set(_undo_key(character.room_id, character.owner), kept[-UNDO_KEEPS:], UNDO_SECONDS)
     character.delete()
 
 
-# What a deleted sheet keeps for `.st undo`: everything its owner made or changed.
+# What a deleted sheet keeps for `.st undo`: everything its owner made or changed, what
+# it carries and its money.
 _SNAPSHOT_FIELDS = (
     "name",
     "system",
@@ -149,9 +172,15 @@ _SNAPSHOT_FIELDS = (
     "skills",
     "resources",
     "status_effects",
+    "items",
+    "money",
     "background",
     "avatar",
+    "pregen",
 )
+# How long `.st undo` can bring a deleted sheet back, and how many it keeps per member.
+UNDO_SECONDS = 300
+UNDO_KEEPS = 5
 
 
 def sheet_snapshot(character: Character) -> dict:
@@ -159,11 +188,62 @@ def sheet_snapshot(character: Character) -> dict:
     return {field: getattr(character, field) for field in _SNAPSHOT_FIELDS}
 
 
-def sheet_restore(room_id: int, member_id: str, snapshot: dict) -> Character:
-    """The snapshot's character again, as the member's active one."""
+def _undo_key(room_id: int, member_id: str) -> str:
+    return f"st-undo:{room_id}:{member_id}"
+
+
+def _kept(room_id: int, member_id: str) -> list[dict]:
+    """The member's sheets deleted in the last `UNDO_SECONDS`, the latest last."""
+    kept = cache.get(_undo_key(room_id, member_id))
+    if not isinstance(kept, list):  # nothing kept, or one sheet kept by an earlier version
+        return [kept] if isinstance(kept, dict) else []
+    return [sheet for sheet in kept if time.time() - sheet.get("at", 0) < UNDO_SECONDS]
+
+
+class NothingToUndo(Refusal):
+    """`.st undo` with no sheet deleted in the last few minutes."""
+
+
+class SheetInTheWay(Exception):
+    """`.st undo` while the member plays a newer character (`current`), without `replace`."""
+
+    def __init__(self, name: str, current: str) -> None:
+        super().__init__(f"{current} stands where {name} would come back")
+        self.name, self.current = name, current
+
+
+@dataclass(frozen=True)
+class Restored:
+    """A sheet `.st undo` brought back, and the active one it took the place of."""
+
+    character: Character
+    instead_of: str | None = None
+
+
+def sheet_restore(room_id: int, member_id: str, *, name: str = "", replace: bool = False) -> Restored:
+    """The member's last deleted sheet again, as their active one (under `name` when
+    given). It never takes the place of the member's active character without
+    `replace` (`SheetInTheWay`), nor a name another sheet holds (`NameTaken`, as for
+    a new character); what gives way to `replace` is kept for `.st undo` in turn."""
+    kept = _kept(room_id, member_id)
+    if not kept:
+        raise NothingToUndo(_("Nothing to undo: a deleted sheet is kept for 5 minutes."))
+    snapshot = {field: value for field, value in kept[-1].items() if field in _SNAPSHOT_FIELDS}
+    snapshot["name"] = character_names.chosen_name(name, snapshot["name"])
     with transaction.atomic():
-        Character.objects.filter(room_id=room_id, owner=member_id, active=True).update(active=False)
-        return Character.objects.create(room_id=room_id, owner=member_id, active=True, **snapshot)
+        current = active_character(room_id, member_id)
+        if current is not None and not replace:
+            raise SheetInTheWay(snapshot["name"], current.name)
+        giving_way = character_names.in_the_way(room_id, member_id, snapshot["name"], replace=replace)
+        cache.set(_undo_key(room_id, member_id), kept[:-1], UNDO_SECONDS)
+        # The active sheet goes last, so the next `.st undo` brings it back first.
+        doomed = [sheet for sheet in giving_way if sheet != current]
+        if current is not None:
+            doomed.append(current)
+        for sheet in doomed:
+            character_delete(sheet)
+        restored = Character.objects.create(room_id=room_id, owner=member_id, active=True, **snapshot)
+    return Restored(restored, instead_of=current.name if current else None)
 
 
 def active_character(room_id: int, member_id: str) -> Character | None:

@@ -4,9 +4,11 @@
 `.import list` name it) or a card picture uploaded to this room (its hash, or its file
 name). The card is read as data (`packs/cards.py`) and split (拆卡) into its halves:
 
-- `.import <ref> [coc7|dnd5e] pc`: anyone; the character half becomes the caller's
-  character (the name, and who they are for the Keeper's brief), with values rolled
-  under the rule system; a card picture uploaded here becomes its portrait.
+- `.import <ref> [coc7|dnd5e] pc [as <name>] [replace]`: anyone; the character half
+  becomes the caller's character (the name, or the one after `as`, and who they are
+  for the Keeper's brief), with values rolled under the rule system; a card picture
+  uploaded here becomes its portrait. A name a sheet of the room holds is refused as
+  for any new character (`keeper/character_names.py`).
 - `.import <ref> world`: keepers; shows the split first (what is character, what is
   world, what is left out) and changes nothing. `.import <ref> world apply` then takes
   the world half: the lorebook into the room's lore (keeper-only), the MVU `[InitVar]`
@@ -18,11 +20,12 @@ name). The card is read as data (`packs/cards.py`) and split (拆卡) into its h
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from django.db import transaction
 
 from base.i18n import Refusal, _
-from keeper import characters, lore, variables
+from keeper import character_names, characters, lore, variables
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.models import LoreEntry, TableSettings
 from keeper.rules.packs import catalog
@@ -34,7 +37,6 @@ from packs.declarations import ID_CHARS
 from packs.models import RoomHook
 
 MAX_MVU_VARIABLES = 128  # of a room's 256 variables
-MAX_CARD_NAME = 64
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -150,16 +152,39 @@ def _apply_world(split: cards.CardSplit, caller: Caller) -> str:
     )
 
 
-def _import_pc(split: cards.CardSplit, system: str, picture: MediaItem | None, caller: Caller) -> str:
-    name = (split.character.get("name") or split.name).strip()[:MAX_CARD_NAME]
+@dataclass(frozen=True)
+class _PcImport:
+    """How the caller asked for the card's character: the rule system, the name after
+    `as` (the card's own when empty), `replace`, and the command as typed before `as`."""
+
+    system: str
+    name: str
+    replace: bool
+    typed: str
+
+
+def _import_pc(
+    split: cards.CardSplit, asked: _PcImport, picture: MediaItem | None, caller: Caller
+) -> CommandReply:
+    name = character_names.chosen_name(asked.name, split.character.get("name") or split.name)
     background = "\n\n".join(
         split.character[field]
         for field in ("description", "personality", "scenario")
         if split.character.get(field)
     )
-    character = characters.character_create(
-        room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
-    )
+    try:
+        made = characters.character_create(
+            room_id=caller.room_id,
+            member_id=caller.member_id,
+            system=asked.system,
+            name=name,
+            replace=asked.replace,
+        )
+    except character_names.NameTaken as taken:
+        return CommandReply(
+            character_names.refusal(taken, caller.locale, lambda typed: f"{asked.typed} as {typed}")
+        )
+    character = made.character
     character.background = background[:4000]
     if picture is not None:  # the card's own picture, uploaded here
         character.avatar = {
@@ -169,12 +194,13 @@ def _import_pc(split: cards.CardSplit, system: str, picture: MediaItem | None, c
             "name": picture.name,
         }
     character.save(update_fields=["background", "avatar"])
-    return "\n".join(
-        [
-            caller.say(_("{name} joins the table from their card."), name=name),
-            characters.describe(character, caller.locale),
-        ]
-    )
+    lines = [
+        caller.say(_("{name} joins the table from their card."), name=name),
+        characters.describe(character, caller.locale),
+    ]
+    if made.replaced:
+        lines.append(character_names.gave_way(caller.locale, name))
+    return CommandReply("\n".join(lines), private=False)
 
 
 def _list(caller: Caller) -> CommandReply:
@@ -199,7 +225,10 @@ def import_card(arguments: str, caller: Caller) -> CommandReply:
     words = arguments.split()
     if not words or words[0].lower() == "list":
         return _list(caller)
-    ref, options = words[0], [word.lower() for word in words[1:]]
+    tail, replace = character_names.without_replace(" ".join(words[1:]))
+    said = tail.split()
+    named = next((n for n, word in enumerate(said) if word.lower() == "as"), len(said))
+    ref, options = words[0], [word.lower() for word in said[:named]]
     systems = [word for word in options if word in catalog().packs]
     verbs = [word for word in options if word in ("pc", "world", "companion")]
     if "companion" in verbs:
@@ -229,5 +258,10 @@ def import_card(arguments: str, caller: Caller) -> CommandReply:
                 ref=ref,
             )
         )
-    system = systems[0] if systems else TableSettings.of(caller.room_id).system
-    return CommandReply(_import_pc(split, system, picture, caller), private=False)
+    asked = _PcImport(
+        system=systems[0] if systems else TableSettings.of(caller.room_id).system,
+        name=" ".join(said[named + 1 :]),
+        replace=replace,
+        typed=" ".join([".import", ref, *said[:named]]),
+    )
+    return _import_pc(split, asked, picture, caller)

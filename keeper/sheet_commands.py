@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict
+from typing import Any
 
 from django.core.cache import cache
 
 from base.i18n import _
-from keeper import characters, game
+from keeper import character_names, characters, game
 from keeper.commands import Caller, CommandReply, command
 from keeper.dice import DiceError
 from keeper.models import TableSettings
@@ -28,17 +30,31 @@ def no_character(caller: Caller) -> CommandReply:
     )
 
 
-def _made(caller: Caller, character: characters.Character) -> CommandReply:
+def _made(caller: Caller, made: characters.Made) -> CommandReply:
+    character = made.character
     TableSettings.objects.filter(room_id=caller.room_id).update(system=character.system)
-    return CommandReply(
-        caller.say(
-            _("{who} made {name}: {values}"),
-            who=caller.name,
-            name=character.name,
-            values=characters.describe(character, caller.locale),
-        ),
-        private=False,
+    text = caller.say(
+        _("{who} made {name}: {values}"),
+        who=caller.name,
+        name=character.name,
+        values=characters.describe(character, caller.locale),
     )
+    if made.replaced:
+        text += "\n" + character_names.gave_way(caller.locale, character.name)
+    return CommandReply(text, private=False)
+
+
+def _make_character(
+    caller: Caller, retry: Callable[[str], str], *, replace: bool, **making: Any
+) -> characters.Made | str:
+    """`characters.character_create` for the caller, or what they are told when the
+    name is taken (`retry(name)` is their command with another name in it)."""
+    try:
+        return characters.character_create(
+            room_id=caller.room_id, member_id=caller.member_id, replace=replace, **making
+        )
+    except character_names.NameTaken as taken:
+        return character_names.refusal(taken, caller.locale, retry)
 
 
 def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
@@ -46,11 +62,15 @@ def _make(word: str, arguments: str, caller: Caller) -> CommandReply:
     system = next((pack.id for pack in catalog().packs.values() if pack.make_char == word), None)
     if system is None:
         return CommandReply(caller.say(_("No rule system makes characters with .{w}."), w=word))
-    name = arguments.strip()[:64] or caller.name
-    character = characters.character_create(
-        room_id=caller.room_id, member_id=caller.member_id, system=system, name=name
+    typed, replace = character_names.without_replace(arguments)
+    made = _make_character(
+        caller,
+        lambda name: f".{word} {name}",
+        replace=replace,
+        system=system,
+        name=character_names.chosen_name(typed, caller.name),
     )
-    return _made(caller, character)
+    return _made(caller, made) if isinstance(made, characters.Made) else CommandReply(made)
 
 
 @command("coc", help=_("make a Call of Cthulhu character: .coc [name]"))
@@ -70,8 +90,9 @@ def make_dnd(arguments: str, caller: Caller) -> CommandReply:
 def sheet(arguments: str, caller: Caller) -> CommandReply:
     """Show or change the caller's own active sheet."""
     text = arguments.strip()
-    if text.lower() == "undo":
-        return _undo(caller)
+    word, _space, rest = text.partition(" ")
+    if word.lower() == "undo":
+        return _undo(rest, caller)
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return no_character(caller)
@@ -109,20 +130,13 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
 
 
 # What deletes the sheet (as the reference clients send it: one word, their own
-# confirmation already asked), how long `.st undo` can bring it back, and how long a
-# rolled `.genchar` waits for `keep`.
+# confirmation already asked), and how long a rolled `.genchar` waits for `keep`.
 DELETE_WORDS = ("delete", "del", "clear", "clr", "delete confirm")
-UNDO_SECONDS = 300
 DRAFT_SECONDS = 600
 
 
-def _undo_key(caller: Caller) -> str:
-    return f"st-undo:{caller.room_id}:{caller.member_id}"
-
-
 def _delete(character: characters.Character, caller: Caller) -> CommandReply:
-    """Delete the caller's active character at once, kept `UNDO_SECONDS` for `.st undo`."""
-    cache.set(_undo_key(caller), characters.sheet_snapshot(character), UNDO_SECONDS)
+    """Delete the caller's active character at once, kept for `.st undo`."""
     characters.character_delete(character)
     return CommandReply(
         caller.say(
@@ -134,16 +148,41 @@ def _delete(character: characters.Character, caller: Caller) -> CommandReply:
     )
 
 
-def _undo(caller: Caller) -> CommandReply:
-    """Bring back the character the caller deleted in the last few minutes."""
-    snapshot = cache.get(_undo_key(caller))
-    if snapshot is None:
-        return CommandReply(caller.say(_("Nothing to undo: a deleted sheet is kept for 5 minutes.")))
-    cache.delete(_undo_key(caller))
-    character = characters.sheet_restore(caller.room_id, caller.member_id, snapshot)
-    return CommandReply(
-        caller.say(_("{who} brought {name} back."), who=caller.name, name=character.name), private=False
-    )
+def _undo(arguments: str, caller: Caller) -> CommandReply:
+    """Bring back the character the caller deleted in the last few minutes (`.st undo
+    [name] [replace]`): never in place of a newer one or over a name another holds
+    without the caller saying so."""
+    typed, replace = character_names.without_replace(arguments)
+    try:
+        restored = characters.sheet_restore(caller.room_id, caller.member_id, name=typed, replace=replace)
+    except characters.NothingToUndo as refused:
+        return CommandReply(refused.message(caller.locale))
+    except characters.SheetInTheWay as standing:
+        again = " ".join([".st undo", typed, "replace"] if typed else [".st undo", "replace"])
+        return CommandReply(
+            caller.say(
+                _(
+                    "You play {current} now: .st undo would put {name} in its place. "
+                    "{again} brings {name} back instead, and .st undo then brings {current} back."
+                ),
+                current=standing.current,
+                name=standing.name,
+                again=again,
+            )
+        )
+    except character_names.NameTaken as taken:
+        return CommandReply(character_names.refusal(taken, caller.locale, lambda name: f".st undo {name}"))
+    name = restored.character.name
+    if restored.instead_of is None:
+        text = caller.say(_("{who} brought {name} back."), who=caller.name, name=name)
+    else:
+        text = caller.say(
+            _("{who} brought {name} back in place of {current}; .st undo brings {current} back."),
+            who=caller.name,
+            name=name,
+            current=restored.instead_of,
+        )
+    return CommandReply(text, private=False)
 
 
 @command(
@@ -165,15 +204,19 @@ def generate(arguments: str, caller: Caller) -> CommandReply:
         draft = cache.get(draft_key)
         if draft is None:
             return CommandReply(caller.say(_("Nothing to keep: roll one with .genchar first.")))
-        cache.delete(draft_key)
-        character = characters.character_create(
-            room_id=caller.room_id,
-            member_id=caller.member_id,
+        typed, replace = character_names.without_replace(rest)
+        made = _make_character(
+            caller,
+            lambda name: f".genchar keep {name}",
+            replace=replace,
             system=draft["system"],
-            name=rest.strip()[:64] or caller.name,
+            name=character_names.chosen_name(typed, caller.name),
             rolled=characters.Rolled(**draft),
         )
-        return _made(caller, character)
+        if not isinstance(made, characters.Made):
+            return CommandReply(made)  # the draft waits for another name
+        cache.delete(draft_key)
+        return _made(caller, made)
     system = _system_named(word, caller.room_id)
     if system is None:
         names = ", ".join(sorted(p.make_char or p.id for p in catalog().packs.values()))
@@ -203,16 +246,17 @@ def _from_description(arguments: str, caller: Caller) -> CommandReply:
         )
     first, _space, rest = head.strip().partition(" ")
     system = _system_named(first, caller.room_id) if first else None
-    name = rest if system else head
-    system = system or TableSettings.of(caller.room_id).system
-    character = characters.character_create(
-        room_id=caller.room_id,
-        member_id=caller.member_id,
-        system=system,
-        name=name.strip()[:64] or caller.name,
+    typed, replace = character_names.without_replace(rest if system else head)
+    word = f"{first} " if system else ""
+    made = _make_character(
+        caller,
+        lambda name: f".genchar {word}{name} | …",
+        replace=replace,
+        system=system or TableSettings.of(caller.room_id).system,
+        name=character_names.chosen_name(typed, caller.name),
         background=description,
     )
-    return _made(caller, character)
+    return _made(caller, made) if isinstance(made, characters.Made) else CommandReply(made)
 
 
 def _system_named(word: str, room_id: int) -> str | None:
@@ -231,9 +275,17 @@ def rename(arguments: str, caller: Caller) -> CommandReply:
     character = characters.active_character(caller.room_id, caller.member_id)
     if character is None:
         return no_character(caller)
-    name = arguments.strip()[:64]
+    name = character_names.chosen_name(arguments, "")
     if not name:
         return CommandReply(caller.say(_("Give the new name: .nn <name>")))
+    try:
+        character_names.in_the_way(
+            caller.room_id, caller.member_id, name, replace=False, besides=character.pk
+        )
+    except character_names.NameTaken as taken:
+        return CommandReply(
+            character_names.refusal(taken, caller.locale, lambda typed: f".nn {typed}", may_replace=False)
+        )
     old, character.name = character.name, name
     character.save(update_fields=["name"])
     return CommandReply(caller.say(_("{old} is now {new}."), old=old, new=name), private=False)

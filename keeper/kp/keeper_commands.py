@@ -10,7 +10,8 @@ import re
 from collections import Counter
 
 from base.i18n import _
-from keeper import skill_catalog
+from base.names import same_name_key
+from keeper import character_names, skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused
@@ -33,17 +34,7 @@ def npc(arguments: str, caller: Caller) -> CommandReply:
     if word in ("add", "del") and not caller.is_keeper:
         return keeper_refusal(caller)
     if word == "add":
-        name, _sep, more = rest.partition("|")
-        persona, _sep, secret = more.partition("|")
-        name = name.strip()[:64]
-        if not name:
-            return CommandReply(caller.say(_("Use .npc add <name> | <persona> | <secret>.")))
-        Npc.objects.update_or_create(
-            room_id=caller.room_id,
-            name=name,
-            defaults={"persona": persona.strip()[:2000], "secret": secret.strip()[:2000]},
-        )
-        return CommandReply(caller.say(_("NPC {name} saved."), name=name))
+        return _npc_add(rest, caller)
     if word == "del":
         deleted, _kinds = Npc.objects.filter(room_id=caller.room_id, name__iexact=rest).delete()
         if not deleted:
@@ -65,6 +56,40 @@ def npc(arguments: str, caller: Caller) -> CommandReply:
             line += caller.say(_(" [secret: {s}]"), s=record.secret)
         lines.append(line)
     return CommandReply("\n".join(lines) or caller.say(_("No NPCs yet.")))
+
+
+def _npc_add(arguments: str, caller: Caller) -> CommandReply:
+    """`.npc add <name> [replace] | <persona> | <secret>`: an NPC of a name the room
+    already has (compared as characters' names are) is rewritten only with `replace`
+    (docs/rules.md, "Characters and their names")."""
+    head, _sep, more = arguments.partition("|")
+    persona, _sep, secret = more.partition("|")
+    persona, secret = persona.strip()[:2000], secret.strip()[:2000]
+    typed, replace = character_names.without_replace(head)
+    name = character_names.chosen_name(typed, "")
+    if not name:
+        return CommandReply(caller.say(_("Use .npc add <name> | <persona> | <secret>.")))
+    key = same_name_key(name)
+    npcs = Npc.objects.filter(room_id=caller.room_id)
+    found = next((record for record in npcs if same_name_key(record.name) == key), None)
+    if found is None:
+        Npc.objects.create(room_id=caller.room_id, name=name, persona=persona, secret=secret)
+        return CommandReply(caller.say(_("NPC {name} saved."), name=name))
+    if not replace:
+        if not persona and not secret:  # `/gm spawn` of one already here: nothing to change
+            return CommandReply(caller.say(_("NPC {name} is already in this room."), name=found.name))
+        return CommandReply(
+            caller.say(
+                _(
+                    "There is already an NPC called {name}: .npc add {name} replace | <persona> | <secret> "
+                    "rewrites them, or choose another name."
+                ),
+                name=found.name,
+            )
+        )
+    found.persona, found.secret = persona, secret
+    found.save(update_fields=["persona", "secret"])
+    return CommandReply(caller.say(_("NPC {name} rewritten."), name=found.name))
 
 
 @command("report", help=_("the session log: lines, rolls, successes"))

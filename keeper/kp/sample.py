@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from keeper import characters, variables
+from keeper import character_names, characters, variables
 from keeper.kp.words import mentions, names_npc
 from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
 from keeper.models import Character, KeeperNote, ModuleVariable, Npc, Story
@@ -126,10 +126,12 @@ def investigator(room_id: int, member_id: str, name: str) -> Character:
     found = characters.active_character(room_id, member_id)
     if found is not None:
         return found
+    # Nobody to ask for another name here: a name the room holds gets a number.
+    name = character_names.free_name(room_id, character_names.chosen_name(name, "?"))
     made = characters.character_create(room_id=room_id, member_id=member_id, system="coc7", name=name)
-    made.skills.update(adventure()["skills"])
-    made.save(update_fields=["skills"])
-    return made
+    made.character.skills.update(adventure()["skills"])
+    made.character.save(update_fields=["skills"])
+    return made.character
 
 
 def chunks(text: str) -> list[str]:

@@ -113,7 +113,9 @@ async def test_a_player_makes_a_character_from_a_card(ai_server, card_pack, room
         data = picture(text_chunk(b"chara", ADA))
         await upload(pip, data, "image/png", "ada.png")
         await settle(pip)
-        await pip.say(f".import {sha(data)} dnd5e pc")
+        await pip.say(f".import {sha(data)} dnd5e pc")  # Ada is taken: Pip's own, so replace may
+        assert f".import {sha(data)} dnd5e pc as Ada replace" in await _reply(pip)
+        await pip.say(f".import {sha(data)} dnd5e pc replace")
         await _reply(pip)
         state = await pip.expect("state")
         assert state["character"]["system"] == "dnd5e"

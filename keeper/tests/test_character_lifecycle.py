@@ -60,7 +60,7 @@ def test_genchar_shows_a_rolled_character_and_keeps_it_only_when_asked(ann, syst
 def test_genchar_rolls_by_the_packs_rules(ann):
     for _ in range(20):
         dispatch(".genchar coc", ann)
-        dispatch(".genchar keep", ann)
+        dispatch(".genchar keep Ann replace", ann)  # the one kept before gives way
         investigator = characters.active_character(ann.room_id, ann.member_id)
         assert all(v % 5 == 0 and 15 <= v <= 90 for v in investigator.attributes.values())
         assert (
@@ -68,7 +68,7 @@ def test_genchar_rolls_by_the_packs_rules(ann):
             == (investigator.attributes["CON"] + investigator.attributes["SIZ"]) // 10
         )
         dispatch(".genchar dnd", ann)
-        dispatch(".genchar keep", ann)
+        dispatch(".genchar keep Ann replace", ann)
         adventurer = characters.active_character(ann.room_id, ann.member_id)
         assert all(3 <= v <= 18 for v in adventurer.attributes.values())
 
@@ -162,7 +162,7 @@ def test_every_delete_word_the_clients_send_removes_the_sheet(ann, words):
     assert _mine(ann) == []
 
 
-def test_an_undo_is_the_deleters_own_and_steps_aside_a_newer_character(ann):
+def test_an_undo_is_the_deleters_own_and_takes_a_newer_characters_place_only_when_told(ann):
     other = Caller(ann.room_id, MEMBERS[1], "Bo", False, "en")
     dispatch(".coc Bo", other)
     dispatch(".coc First", ann)
@@ -170,8 +170,10 @@ def test_an_undo_is_the_deleters_own_and_steps_aside_a_newer_character(ann):
     assert "Nothing to undo" in dispatch(".st undo", other).text, "Ann's sheet is Ann's to bring back"
     assert [c.name for c in _mine(other)] == ["Bo"]
     dispatch(".coc Second", ann)
-    dispatch(".st undo", ann)
-    assert {c.name: c.active for c in _mine(ann)} == {"First": True, "Second": False}
+    assert ".st undo replace" in dispatch(".st undo", ann).text
+    assert {c.name: c.active for c in _mine(ann)} == {"Second": True}
+    dispatch(".st undo replace", ann)
+    assert {c.name: c.active for c in _mine(ann)} == {"First": True}, "Second is kept for .st undo"
 
 
 def test_delete_and_undo_read_in_the_viewers_language(ann):

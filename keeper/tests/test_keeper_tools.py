@@ -16,7 +16,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def table():
     room = room_get_or_create(name="tools")
-    hero = characters.character_create(room_id=room.pk, member_id="tui:aaaa0001", system="coc7", name="Ada")
+    made = characters.character_create(room_id=room.pk, member_id="tui:aaaa0001", system="coc7", name="Ada")
+    hero = made.character
     hero.skills["spot_hidden"] = 60
     hero.resources["san"] = 40
     hero.save()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import iroh
@@ -276,6 +276,22 @@ async def system_answer(client: Client, line: str) -> str:
     """Say `line` (a dot command) and return the system's answer to it."""
     await client.say(line)
     return (await client.expect("narrative", speaker="system"))["text"]
+
+
+async def state_where(client: Client, test: Callable[[dict], bool], timeout: float = DEFAULT_TIMEOUT) -> dict:
+    """The first `state` frame that passes `test` (earlier ones are skipped)."""
+    async for frame in client._frames(timeout, "a state"):
+        if frame.get("type") == "state" and test(frame):
+            return frame
+    raise AssertionError("unreachable")
+
+
+async def state_now(client: Client) -> dict:
+    """The room's state as it stands now: what the client was sent so far is read, then
+    `.st` is answered and ends with a fresh `state`."""
+    await settle(client)
+    await client.say(".st")
+    return await client.expect("state")
 
 
 async def ask(client: Client, frame: dict, reply: str, timeout: float = 20) -> dict:
