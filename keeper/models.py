@@ -405,6 +405,11 @@ class ChronicleEntry(models.Model):
     outcome = models.TextField(blank=True, help_text="the narration the table saw")
     dice = models.JSONField(default=list, blank=True, help_text="the public rolls, as short lines")
     npc_lines = models.JSONField(default=list, blank=True)
+    told = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="the Keeper's lines, the public rolls and the NPCs' lines, in the order told",
+    )
     scene = models.CharField(max_length=200, blank=True)
     clock = models.CharField(max_length=64, blank=True)
     keeper_facts = models.TextField(blank=True, help_text="keepers only: hidden rolls, notes")
@@ -422,13 +427,17 @@ class ChronicleEntry(models.Model):
         return f"{self.actor}: {self.line[:60]}"
 
     def public_text(self) -> str:
-        """The entry as a player may read it: never a keeper-only fact."""
+        """The entry as a player may read it, on one line: never a keeper-only fact. What
+        the turn told reads in the order it was told (an entry written before that was
+        kept: the rolls, the NPCs' lines, then the narration)."""
         parts = [f"{self.actor}: {self.line}".strip()]
-        parts += [f"({roll})" for roll in self.dice]
-        parts += list(self.npc_lines)
-        if self.outcome:
+        if self.told:
+            parts += self.told
+        else:
+            parts += [f"({roll})" for roll in self.dice]
+            parts += list(self.npc_lines)
             parts.append(self.outcome)
-        return " ".join(part for part in parts if part)
+        return " ".join(" ".join(parts).split())
 
 
 class CampaignSummary(models.Model):
