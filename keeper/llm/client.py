@@ -3,7 +3,7 @@
 A model is anything with `stream(messages, tools)` yielding `TextDelta`, `ToolCalls`
 and `Usage` events, and `complete(messages)` returning text: `OpenAIChat` for real
 providers, and the offline sample Keeper (`keeper.kp.sample`) speaks the same shape,
-so the turn loop cannot tell them apart. Only the offline Keepers yield a `Notice`: a
+so the turn loop cannot tell them apart. Only the offline Keeper yields a `Notice`: a
 word about the service, not the story.
 """
 
