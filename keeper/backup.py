@@ -85,6 +85,7 @@ CHRONICLE_FIELDS = (
     "outcome",
     "dice",
     "npc_lines",
+    "told",
     "scene",
     "clock",
     "keeper_facts",

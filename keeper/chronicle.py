@@ -3,9 +3,12 @@ summary that keeps the Keeper's brief within the model's window.
 
 A chronicle entry keeps what the table saw (who acted, the line, the narration, the
 public rolls, the NPCs' lines, the scene and the clock) apart from what only the
-keepers know (hidden rolls, the Keeper's notes). `.recap` reads the table's side
-only; `.chronicle` (keepers) reads both. A turn the table saw nothing of (a hidden
-roll) has no table's side at all: `.recap` and the summary leave it out.
+keepers know (hidden rolls, the Keeper's notes). It keeps the story only: the
+offline Keeper's notice that no model is connected is a notice, never a turn's text;
+the narration, the rolls and the NPCs' lines are kept in the order they were told
+(`told`), and the Keeper's markdown as plain text (`plain_text`). `.recap` reads the
+table's side only; `.chronicle` (keepers) reads both. A turn the table saw nothing of
+(a hidden roll) has no table's side at all: `.recap` and the summary leave it out.
 
 The summary covers the story up to a transcript line; the brief holds the summary and
 every line after it. When the brief passes `FOLD_AT` of the window, the oldest lines
@@ -19,6 +22,7 @@ the folded turns' keeper-only facts go to a separate digest the Keeper alone rea
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -37,6 +41,7 @@ KEPT_TURNS = 4
 SUMMARY_SHARE = 0.15  # of the window, at most, for the summary itself
 DIGEST_CHARS = 3000
 OUTCOME_CHARS = 1200
+TOLD_CHARS = 3000  # what a turn told, in all
 STORY_SPEAKERS = (Speaker.PLAYER, Speaker.KEEPER)
 
 
@@ -72,9 +77,52 @@ def roll_line(frame: dict, locale: str = "en") -> str:
     return line
 
 
+# The marks of the markdown the Keeper writes (and the clients render), whose words a
+# plain text keeps. Code spans are set aside first: a mark inside one is its text.
+_CODE = re.compile(r"`+([^`\n]+?)`+")
+_ASIDE = "\ue000"  # a private-use character marks where a code span was set aside
+_SET_ASIDE = re.compile(r"\ue000(\d+)\ue000")
+_LINE_MARKS = [
+    (re.compile(r"^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$", re.M), ""),  # a rule
+    (re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M), r"\1"),  # a heading
+    (re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M), ""),  # a quote
+    (re.compile(r"^([ \t]*)[-*+][ \t]+", re.M), r"\1"),  # a list's bullet
+]
+# As in CommonMark, stars mark words inside a word too (说*走*吧), underscores do not.
+_INLINE_MARKS = [
+    re.compile(r"\*\*(?![\s*])(.+?)(?<![\s*])\*\*"),
+    re.compile(r"(?<![\w_])__(?!\s)(.+?)(?<!\s)__(?![\w_])"),
+    re.compile(r"\*(?![\s*])(.+?)(?<![\s*])\*"),
+    re.compile(r"(?<![\w_])_(?![\s_])(.+?)(?<![\s_])_(?![\w_])"),
+    re.compile(r"~~(?!\s)(.+?)(?<!\s)~~"),
+]
+
+
+def plain_text(markdown: str) -> str:
+    """`markdown` (the Keeper's narration, an NPC's line) as plain text: the marks of
+    headings, quotes, bullets, bold, italics, strikes and code go, their words stay.
+    A mark that marks nothing (`2 * 3`, a snake_case word) is a word too."""
+    code: list[str] = []
+
+    def set_aside(span: re.Match) -> str:
+        code.append(span.group(1))
+        return f"{_ASIDE}{len(code) - 1}{_ASIDE}"
+
+    text = _CODE.sub(set_aside, markdown.replace(_ASIDE, ""))
+    for pattern, replacement in _LINE_MARKS:
+        text = pattern.sub(replacement, text)
+    for _pass in range(2):  # ***both*** is bold around italics
+        for pattern in _INLINE_MARKS:
+            text = pattern.sub(r"\1", text)
+    return _SET_ASIDE.sub(lambda aside: code[int(aside.group(1))], text).strip()
+
+
 @dataclass
 class Turn:
-    """What a finished turn leaves in the chronicle."""
+    """What a finished turn leaves in the chronicle. `told`, when the turn knows it: its
+    public side after the line in the order the table saw it (texts, and the public
+    rolls as dice frames); without it the entry reads the rolls, the NPCs' lines, then
+    the outcome."""
 
     actor: str
     line: str = ""
@@ -83,6 +131,18 @@ class Turn:
     npc_lines: list[str] | None = None
     keeper_facts: list[str] | None = None
     hidden_rolls: list[dict] | None = None  # written with the keeper's facts, in the room's language
+    told: list[str | dict] | None = None
+
+    def told_lines(self, locale: str) -> list[str]:
+        """`told` as texts (a roll as its line in `locale`, in brackets), within
+        `TOLD_CHARS` in all."""
+        lines, left = [], TOLD_CHARS
+        for part in self.told or []:
+            text = f"({roll_line(part, locale)})" if isinstance(part, dict) else part.strip()
+            if text and left > 0:
+                lines.append(text[:left])
+                left -= len(text)
+        return lines
 
 
 def _language(cursor: CursorWrapper, table: str, room_id: int) -> str:
@@ -114,9 +174,9 @@ def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None
             last_line_id = cursor.fetchone()[0]
         json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
         cursor.execute(
-            f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, scene, clock, "
+            f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, told, scene, clock, "
             f"keeper_facts, last_line_id, created_at) "
-            f"VALUES (%s, %s, %s, %s, {json_value}, {json_value}, %s, %s, %s, %s, %s)",
+            f"VALUES (%s, %s, %s, %s, {json_value}, {json_value}, {json_value}, %s, %s, %s, %s, %s)",
             [
                 room_id,
                 turn.actor[:64],
@@ -124,6 +184,7 @@ def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None
                 turn.outcome[:OUTCOME_CHARS],
                 json.dumps([roll_line(frame, locale) for frame in turn.rolls or []], ensure_ascii=False),
                 json.dumps([line[:600] for line in turn.npc_lines or []], ensure_ascii=False),
+                json.dumps(turn.told_lines(locale), ensure_ascii=False),
                 (scene or "")[:200],
                 Story(clock_minutes=minutes).clock_text(locale) if minutes is not None else "",
                 "\n".join(

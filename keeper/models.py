@@ -402,7 +402,7 @@ class LoreEntry(models.Model):
 # Such an entry has no line; one written by an earlier version (or restored from its
 # backup) kept the `.rh` line typed, beside the hidden roll among its keeper facts.
 HIDDEN_ROLL_LINE = r"^[.。/]rh"
-UNSEEN_BY_THE_TABLE = Q(outcome="", dice=[], npc_lines=[]) & (
+UNSEEN_BY_THE_TABLE = Q(outcome="", dice=[], npc_lines=[], told=[]) & (
     Q(line="") | (Q(line__iregex=HIDDEN_ROLL_LINE) & ~Q(keeper_facts=""))
 )
 
@@ -418,6 +418,11 @@ class ChronicleEntry(models.Model):
     outcome = models.TextField(blank=True, help_text="the narration the table saw")
     dice = models.JSONField(default=list, blank=True, help_text="the public rolls, as short lines")
     npc_lines = models.JSONField(default=list, blank=True)
+    told = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="the Keeper's lines, the public rolls and the NPCs' lines, in the order told",
+    )
     scene = models.CharField(max_length=200, blank=True)
     clock = models.CharField(max_length=64, blank=True)
     keeper_facts = models.TextField(blank=True, help_text="keepers only: hidden rolls, notes")
@@ -436,22 +441,26 @@ class ChronicleEntry(models.Model):
 
     def seen_by_the_table(self) -> bool:
         """Whether the table saw anything of this turn (`UNSEEN_BY_THE_TABLE`, in Python)."""
-        if self.outcome or self.dice or self.npc_lines:
+        if self.outcome or self.dice or self.npc_lines or self.told:
             return True
         hidden_roll = bool(self.keeper_facts) and re.match(HIDDEN_ROLL_LINE, self.line, re.IGNORECASE)
         return bool(self.line) and not hidden_roll
 
     def public_text(self) -> str:
-        """The entry as a player may read it: never a keeper-only fact; empty for a turn
-        the table saw nothing of (a hidden roll)."""
+        """The entry as a player may read it, on one line: never a keeper-only fact; empty
+        for a turn the table saw nothing of (a hidden roll). What the turn told reads in
+        the order it was told (an entry written before that was kept: the rolls, the
+        NPCs' lines, then the narration)."""
         if not self.seen_by_the_table():
             return ""
         parts = [f"{self.actor}: {self.line}".strip()]
-        parts += [f"({roll})" for roll in self.dice]
-        parts += list(self.npc_lines)
-        if self.outcome:
+        if self.told:
+            parts += self.told
+        else:
+            parts += [f"({roll})" for roll in self.dice]
+            parts += list(self.npc_lines)
             parts.append(self.outcome)
-        return " ".join(part for part in parts if part)
+        return " ".join(" ".join(parts).split())
 
 
 class CampaignSummary(models.Model):

@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 FOLD_BRIEF = """You keep the chronicle of a tabletop role-playing campaign. Write one summary, \
 in {language}, of the summary so far and the new events below: who the characters met (names), \
 what they learned, were told, promised, found and carry, where they are and what is still open. \
-Only facts from the text, oldest first, no commentary; at most {words} words."""
+Only facts from the text, oldest first, no commentary, plain text without markdown; at most \
+{words} words."""
 
 _folding: set[int] = set()
 _running: set[asyncio.Task] = set()
@@ -84,7 +85,8 @@ async def _summarize(model: ChatModel, material: chronicle.FoldMaterial, locale:
         )
         return chronicle.extractive_summary(material)
     line = OutputFilter()
-    text = (line.feed(written) + line.finish()).strip()
+    # `.recap` shows the summary: plain text, whatever marks the model wrote.
+    text = chronicle.plain_text(line.feed(written) + line.finish())
     if not text or chronicle.estimate_tokens(text) > material.budget_tokens * 2:
         return chronicle.extractive_summary(material)
     return text

@@ -3,10 +3,11 @@
 A model like any other to the turn loop (`stream` / `complete`), so its turns have a
 model's frame order: busy, the narration streaming, a real check through the game's
 check function when the line calls for one, an NPC's line when it names one, the
-closing narration, idle, state. What it says comes from `phrasebook.yaml`: the
-player's words pick an intent, the room's rule pack picks the skill, the room's
-language picks the text, and only what players may see fills it in (the scene, the
-module's title, names), never a secret.
+closing narration, idle, state. Its first answer in a room opens with a `Notice` that
+no model is connected: a `system` notice to the table, never the story. What it says
+comes from `phrasebook.yaml`: the player's words pick an intent, the room's rule pack
+picks the skill, the room's language picks the text, and only what players may see
+fills it in (the scene, the module's title, names), never a secret.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from django.conf import settings
 from keeper import game, lore
 from keeper.kp.sample import streamed
 from keeper.kp.words import mentions, names_npc
-from keeper.llm.client import StreamEvent, ToolCall, ToolCalls
+from keeper.llm.client import Notice, StreamEvent, ToolCall, ToolCalls
 from keeper.models import LoreEntry, Npc, Story
 from rooms.models import Speaker, TranscriptEntry
 
@@ -122,8 +123,8 @@ class OfflineKeeper:
         )
         if rounds_done == 0:
             text, call = await database_sync_to_async(self._first_round)(scene)
-            if scene.first_time:
-                text = self._say(scene, book["first_time"]) + "\n\n" + text
+            if scene.first_time:  # a notice, not the story: the chronicle never keeps it
+                yield Notice(self._say(scene, book["first_time"]))
             # Only the first round's narration recalls a fact (looked up once a turn).
             fact = await database_sync_to_async(_public_fact)(self.room_id, scene.line)
             if fact is not None:

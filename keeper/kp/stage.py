@@ -67,8 +67,9 @@ def presentation(room_id: int, arguments: dict) -> tuple[dict | None, str]:
 
 @dataclass
 class TurnSeen:
-    """A turn as it happened: its public side (what the hooks see), and the keeper-only
-    facts the chronicle keeps apart."""
+    """A turn as it happened: its public side (what the hooks see, and `told`: the
+    Keeper's lines, the public rolls and the NPCs' lines in the order the table saw
+    them), and the keeper-only facts the chronicle keeps apart."""
 
     actor: str
     line: str = ""
@@ -77,17 +78,36 @@ class TurnSeen:
     npc_lines: list[str] = field(default_factory=list)
     keeper_facts: list[str] = field(default_factory=list)
     hidden_rolls: list[dict] = field(default_factory=list)
+    told: list[str | dict] = field(default_factory=list)
+
+    def narrated(self, text: str) -> None:
+        """The Keeper told the table `text` (markdown)."""
+        self.reply.append(text)
+        self.told.append(text)
+
+    def rolled(self, roll: dict) -> None:
+        """The table saw a roll (`public_roll`)."""
+        self.rolls.append(roll)
+        self.told.append(roll)
+
+    def npc_said(self, name: str, text: str) -> None:
+        """The Keeper voiced an NPC (markdown)."""
+        said = f"{name}: {text}"
+        self.npc_lines.append(said)
+        self.told.append(said)
 
     def chronicled(self) -> chronicle.Turn:
-        """The turn as its chronicle entry keeps it."""
+        """The turn as its chronicle entry keeps it: the Keeper's markdown as plain text,
+        and what the table was told in the order it was told."""
         return chronicle.Turn(
             self.actor,
             self.line,
-            "\n\n".join(self.reply),
+            "\n\n".join(chronicle.plain_text(text) for text in self.reply),
             self.rolls,
-            self.npc_lines,
+            [chronicle.plain_text(line) for line in self.npc_lines],
             self.keeper_facts,
             self.hidden_rolls,
+            told=[part if isinstance(part, dict) else chronicle.plain_text(part) for part in self.told],
         )
 
     def events(self) -> list[tuple[str, dict]]:

@@ -28,7 +28,7 @@ from keeper.kp import memory, prompt, tools
 from keeper.kp.censor import OutputFilter
 from keeper.llm import config as llm_config
 from keeper.llm import images
-from keeper.llm.client import ChatModel, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
+from keeper.llm.client import ChatModel, Notice, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
 from media_store.services import MediaError, Uploader
 
@@ -48,6 +48,7 @@ class TurnSink(Protocol):
     async def close_draft(self, draft_id: str, text: str) -> None: ...
     async def events(self, events: list[tuple[dict, bool]]) -> None: ...
     async def keeper_notice(self, text: str) -> None: ...
+    async def notice(self, text: str) -> None: ...
     async def keeper_warning(self, text: str) -> None: ...
     async def warning(self, text: str) -> None: ...
     async def media(self, item_id: int) -> None: ...
@@ -241,6 +242,8 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
                         calls = event.calls
                     elif isinstance(event, Usage):
                         last, total = event, _add(total, event)
+                    elif isinstance(event, Notice):
+                        await sink.notice(event.text)
             if not calls:
                 break
             if round_number >= settings.TRPG_LLM_MAX_ROUNDS:

@@ -3,7 +3,8 @@
 A model is anything with `stream(messages, tools)` yielding `TextDelta`, `ToolCalls`
 and `Usage` events, and `complete(messages)` returning text: `OpenAIChat` for real
 providers, and the offline sample Keeper (`keeper.kp.sample`) speaks the same shape,
-so the turn loop cannot tell them apart.
+so the turn loop cannot tell them apart. Only the offline Keeper yields a `Notice`: a
+word about the service, not the story.
 """
 
 from __future__ import annotations
@@ -58,7 +59,15 @@ class Usage:
     cache_miss_tokens: int = 0
 
 
-StreamEvent = TextDelta | ToolCalls | Usage
+@dataclass(frozen=True)
+class Notice:
+    """A word to the table about the service (no model is connected), not the story: the
+    table is told it as a notice; it is never narration, the transcript or the chronicle."""
+
+    text: str
+
+
+StreamEvent = TextDelta | ToolCalls | Usage | Notice
 
 
 class ProviderError(Exception):

@@ -1,9 +1,9 @@
 """A long campaign against the scripted model server (docs/decisions.md, "Campaign
 memory"): every brief stays within the model's window while the story is folded into
-a summary; a fact the Keeper established at turn 10 is back in the brief at turn 290
-when a player mentions it; keeper-only lore and the module's truth never reach a
-player; a server killed mid-campaign comes back with its chronicle, summary and lore,
-and builds the next brief from them."""
+a summary (plain text, whatever marks the model wrote); a fact the Keeper established
+at turn 10 is back in the brief at turn 290 when a player mentions it; keeper-only
+lore and the module's truth never reach a player; a server killed mid-campaign comes
+back with its chronicle, summary and lore, and builds the next brief from them."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ TURNS = 300
 PASSWORD = "BLUE HERON"
 SECRET = "SENTINEL-7731"
 TRUTH = "TRUTH-5521"
+# The model writes its summary in markdown; the summary is kept, briefed and recapped plain.
+WRITTEN = "**Earlier:** the investigators rowed to *Gull Rock* and questioned `Old Tom`."
 SUMMARY = "Earlier: the investigators rowed to Gull Rock and questioned Old Tom."
 
 
@@ -39,7 +41,7 @@ def _brief_chars(request: dict) -> int:
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
-    llm = FakeLlm(standing_reply=[Text("The fog thickens over the harbour.")], standing_line=SUMMARY).start()
+    llm = FakeLlm(standing_reply=[Text("The fog thickens over the harbour.")], standing_line=WRITTEN).start()
     env = create_env(tmp_path_factory.mktemp("campaign"), hosted=hosted_profile())
     overrides = keeper_model(llm.url, TRPG_LLM__CONTEXT_WINDOW=str(WINDOW), TRPG_RATE__BURST="100000")
     table = {"env": env, "llm": llm, "server": start_serve(env, **overrides), "overrides": overrides}

@@ -214,7 +214,7 @@ class RoomSink:
             text_format="markdown",
             frame_id=draft_id,
         )
-        self.seen.reply.append(text)
+        self.seen.narrated(text)
         await hub.publish(self.room_id, entry.as_frame(), row=("entry", entry.id))
 
     async def events(self, events: list[tuple[dict, bool]]) -> None:
@@ -224,18 +224,22 @@ class RoomSink:
                 (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
             ],
         )
-        self.seen.rolls += public_rolls(recorded)
         for event in recorded:
             if event.audience != Audience.EVERYONE:
                 self.seen.hidden_rolls.append(event.frame)
+            elif event.frame.get("type") == "dice":
+                self.seen.rolled(stage.public_roll(event.frame))
             elif event.frame.get("speaker") == Speaker.NPC:
-                self.seen.npc_lines.append(f"{event.frame.get('name', '')}: {event.frame.get('text', '')}")
+                self.seen.npc_said(event.frame.get("name", ""), event.frame.get("text", ""))
         for event in recorded:
             await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
 
     async def keeper_notice(self, text: str) -> None:
         self.seen.keeper_facts.append(text)
         await hub.publish(self.room_id, frames.system(text), audience=Audience.KEEPERS)
+
+    async def notice(self, text: str) -> None:
+        await hub.publish(self.room_id, frames.system(text))
 
     async def keeper_warning(self, text: str) -> None:
         await hub.publish(self.room_id, frames.system(text, "warn"), audience=Audience.KEEPERS)

@@ -136,10 +136,14 @@ def test_names_words_and_markdown_read_as_written(limited, page, room):
     ledger = page.locator("#variables li").filter(has_text="The harbourmaster's ledger")
     ledger.wait_for(state="attached")  # the sidebar is a drawer at a phone's width
     assert ledger.inner_text() == "The harbourmaster's ledger: yes"
+    page.fill("#say", ".lore add The Lamp | harbour | *Its `wick` is dry.*")
+    page.press("#say", "Enter")
+    page.locator("#story li.system").filter(has_text="Lore The Lamp saved.").wait_for()
     page.fill("#say", "I look around the harbour.")
     page.press("#say", "Enter")
-    # The offline Keeper's first line: *(… connect one with `.model`, …)*
-    page.locator("#story li.kp em code").filter(has_text=".model").wait_for()
+    # The offline Keeper recalls the lore in its narration; its notice is a notice.
+    page.locator("#story li.kp em code").filter(has_text="wick").wait_for()
+    page.locator("#story li.system").filter(has_text="No model is connected").wait_for()
     assert page.locator("#story li.player .who").last.inner_text() == "Keeper"
     assert page.locator("#story li.kp .who").first.inner_text() == "AI Keeper", (
         "the narrator is not the keeper"
