@@ -236,7 +236,7 @@ def copy_offsite(path: Path) -> bool:
     """Copy a backup's files to the media storage when that is S3 (False: it is not)."""
     if not offsite.enabled():
         return False
-    offsite.copy_out(backup_dir(), backup_files(path))
+    offsite.copy_out(backup_dir(), list(reversed(backup_files(path))))  # the document last
     return True
 
 
