@@ -20,7 +20,7 @@ import datetime
 import json
 import os
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,7 +180,7 @@ def read_document(path: Path) -> dict:
         return document
 
 
-def file_chunks(path: Path) -> Iterator[bytes]:
+def file_chunks(path: Path) -> Generator[bytes, None, None]:
     """A file's bytes, a piece at a time (closed when the iteration ends or is closed)."""
     with path.open("rb") as handle:
         while piece := handle.read(PIECE):
@@ -206,7 +206,7 @@ class _Pieces:
         yield from pieces
 
 
-def composed_chunks(document: dict, members: list[Member]) -> Iterator[bytes]:
+def composed_chunks(document: dict, members: list[Member]) -> Generator[bytes, None, None]:
     """An archive of `document` and `members` made as it is read: its bytes a piece at a
     time, never the whole archive in memory (a download of an earlier version's backup)."""
     sink = _Pieces()

@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -383,7 +383,7 @@ class Download:
 
     filename: str
     size: int | None
-    chunks: Iterator[bytes]
+    chunks: Generator[bytes, None, None]
 
 
 def download(backup: RoomBackup) -> Download:

@@ -79,17 +79,25 @@ def _ticket_backup(ticket: str, name: str) -> RoomBackup | None:
     return backup if backup.pk == backup_id else None
 
 
-@require_GET
-@never_cache
-def room_backup_link(request: HttpRequest, name: str) -> HttpResponse:
-    """A link that downloads one of the keeper's room's backups for the next minute."""
+def _keepers_backup(request: HttpRequest, name: str) -> RoomBackup | HttpResponse:
+    """The backup called `name` of the room of the keeper key the request carries, or
+    the answer that refuses it."""
     key = _keeper_key(request)
     if key is None:
         return _refused()
     try:
-        backup = backups.backup_of(key.room_id, name)
+        return backups.backup_of(key.room_id, name)
     except backups.BackupError:
         return JsonResponse({"error": "this room has no backup called that"}, status=404)
+
+
+@require_GET
+@never_cache
+def room_backup_link(request: HttpRequest, name: str) -> HttpResponse:
+    """A link that downloads one of the keeper's room's backups for the next minute."""
+    backup = _keepers_backup(request, name)
+    if isinstance(backup, HttpResponse):
+        return backup
     url = reverse("table-backup-file", args=[backup.name]) + "?" + urlencode({"ticket": _ticket(backup)})
     return JsonResponse({"url": url, "expires_in": TICKET_SECONDS})
 
@@ -106,13 +114,9 @@ def room_backup_file(request: HttpRequest, name: str) -> HttpResponse:
         if backup is None:
             return JsonResponse({"error": "this download link is not valid (any more)"}, status=403)
     else:
-        key = _keeper_key(request)
-        if key is None:
-            return _refused()
-        try:
-            backup = backups.backup_of(key.room_id, name)
-        except backups.BackupError:
-            return JsonResponse({"error": "this room has no backup called that"}, status=404)
+        backup = _keepers_backup(request, name)
+        if isinstance(backup, HttpResponse):
+            return backup
     try:
         return backup_download(backup)
     except backups.BackupError as exc:  # an earlier version's backup that lost its media

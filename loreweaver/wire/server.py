@@ -79,9 +79,11 @@ def _drain_of(request: WebRequest, message: dict) -> _Drain | None:
     last piece). daphne writes every piece into Twisted's buffer at once, so a slow
     reader of a streamed download (a room backup of gigabytes) would otherwise have the
     whole response held in memory; the response's next piece waits until it drained."""
+    if request.channel is None:  # the connection is gone: daphne drops the piece
+        return None
     more = message.get("more_body", False)
     drain = getattr(request, "loreweaver_drain", None)
-    if more and drain is None and request.channel is not None:
+    if more and drain is None:
         drain = request.loreweaver_drain = _Drain()
         request.registerProducer(drain, True)
         if request.channel._waitingForTransport:  # already full before we listened
