@@ -77,19 +77,29 @@ def new_backup_path(room: Room, name: str | None = None) -> Path:
     folder = room_folder(room)
     if name:
         stem = _stem(name)
-        taken = [folder / f"{stem}{suffix}" for suffix in _SUFFIXES if (folder / f"{stem}{suffix}").exists()]
+        taken = _taken(folder, stem)
         if taken:
             raise BackupError(
-                "bad_request", f"this room already has a backup called {taken[0].name}; choose another name"
+                "bad_request", f"this room already has a backup called {taken}; choose another name"
             )
         return folder / f"{stem}{SUFFIX}"
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
     base = f"{folder.name.split('-', 1)[1]}-{stamp}"
     stem, copy = base, 1
-    while any((folder / f"{stem}{suffix}").exists() for suffix in _SUFFIXES):
+    while _taken(folder, stem):
         copy += 1
         stem = f"{base}-{copy}"
     return folder / f"{stem}{SUFFIX}"
+
+
+def _taken(folder: Path, stem: str) -> str:
+    """The file name a backup called `stem` already has in `folder`, on this disk or
+    only in the index (its copy in the media storage), or ""."""
+    for file_name in (stem + suffix for suffix in _SUFFIXES):
+        relative = (folder / file_name).relative_to(backup_dir()).as_posix()
+        if (folder / file_name).exists() or RoomBackup.objects.filter(path=relative).exists():
+            return file_name
+    return ""
 
 
 def _indexed_in_room(room_id: int, name: str) -> RoomBackup | None:
