@@ -59,6 +59,7 @@ bench: $(DEV)
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
 	$(PY) bench/export.py
+	$(PY) bench/archive.py
 	$(PY) bench/capacity.py
 	$(PY) bench/probes.py
 	$(PY) bench/strangers.py
@@ -72,6 +73,7 @@ bench-quick: $(DEV)
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick
 	$(PY) bench/export.py --quick
+	$(PY) bench/archive.py --quick
 	$(PY) bench/probes.py --quick
 	$(PY) bench/strangers.py --quick
 	$(PY) bench/soak.py --quick

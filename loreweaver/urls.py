@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.urls import path
 
 from loreweaver.ops.metrics import metrics_view
-from loreweaver.table.keeper_api import room_backup_file, room_backups, room_packs
+from loreweaver.table.keeper_api import room_backup_file, room_backup_link, room_backups, room_packs
 from loreweaver.table.views import panel_frame, table_page
 from loreweaver.wire.sidequest_lobby import game_view, games_view, genres_view, sessions_view
 from loreweaver.wire.sidequest_table import media_view
@@ -18,6 +18,7 @@ urlpatterns = [
     path("panel-frame", panel_frame, name="panel-frame"),
     path("table/backups", room_backups, name="table-backups"),
     path("table/backups/<str:name>", room_backup_file, name="table-backup-file"),
+    path("table/backups/<str:name>/link", room_backup_link, name="table-backup-link"),
     path("table/packs", room_packs, name="table-packs"),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),

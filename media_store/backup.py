@@ -1,41 +1,41 @@
-"""The media half of a room backup: the index rows in the JSON document, the blobs in a
-companion archive beside it (`<backup>.media.zip`, stored uncompressed), so a restore
-on a fresh server brings the pictures and the music back.
+"""The media half of a room backup: the index rows in the JSON document, the blobs as
+members of the backup's archive (`media/<sha256>`), so a restore on a fresh server
+brings the pictures and the music back.
 
 Blobs are copied piece by piece between the storage and the archive, never held whole,
 and each is checked against its sha256 on the way back in. An export copies the blobs
 its document names, after the rows were read and outside any transaction
 (`rooms.backups.room_snapshot`): blobs are named by their hash, so they can be read later.
+An earlier version kept them in a companion archive beside the document
+(`<backup>.media.zip`, members named by hash), which still restores.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
-import os
+import re
 import secrets
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from base import failpoints
 from media_store.models import AudioLayer, MediaItem, RoomMedia, storage_key
+from rooms.backup_archive import Member
 from rooms.backups import BackupPart, Restoring, RoomCounts
 from rooms.models import Room
 
 PIECE = 1024 * 1024
-# Bytes of archive written between syncs (see `write_archive`). Measured with
-# bench/export.py: 8 MiB let another room's roll wait up to 5x as long as without an
-# export (its commit queued behind that much unwritten archive), 1 MiB about 1.5x, at
-# half the copy speed (100 to 190 MiB/s on the development machine's disk).
-SYNC_EVERY = PIECE
-_sync_data = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
+FOLDER = "media/"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 ITEM_FIELDS = (
     "sha256",
     "kind",
@@ -68,71 +68,47 @@ class MediaBackupError(ValueError):
     """A media archive that does not match its backup."""
 
 
-def archive_path(backup: Path) -> Path:
-    """The companion archive of a backup file."""
-    return backup.with_name(backup.stem + ".media.zip")
+def _stored_blob(room_id: int, sha256: str) -> Member:
+    return Member(FOLDER + sha256, lambda: default_storage.open(storage_key(room_id, sha256), "rb"))
 
 
-def write_archive(room_id: int, hashes: list[str], target: Path) -> int:
-    """Copy the room's blobs named by `hashes` (the backup document's media, read in
-    its snapshot) into a zip at `target` (written by the caller's rename). Reads no row:
-    a blob is named by its hash, so it is what the snapshot said whenever it is read,
-    and the copy needs no transaction however long it takes.
-
-    The archive is synced to disk as it grows (`SYNC_EVERY`) and once whole: the
-    document that names it is renamed into place after it, so it must be durable
-    first, and a megabyte of unwritten pages at a time keeps the commits of every room's
-    turns (each waits for the disk) from queueing behind gigabytes of them."""
-    count, unsynced = 0, 0
-    with target.open("wb") as raw:
-        with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-            for sha256 in hashes:
-                with (
-                    default_storage.open(storage_key(room_id, sha256), "rb") as blob,
-                    archive.open(sha256, "w", force_zip64=True) as out,
-                ):
-                    while piece := blob.read(PIECE):
-                        out.write(piece)
-                        unsynced += len(piece)
-                        if unsynced >= SYNC_EVERY:
-                            raw.flush()
-                            _sync_data(raw.fileno())
-                            unsynced = 0
-                count += 1
-                failpoints.hit("export.stream")  # a test holds an export here, midway
-        raw.flush()
-        os.fsync(raw.fileno())
-    return count
+@contextlib.contextmanager
+def _zipped(archive: Path, name: str) -> Iterator[IO[bytes]]:
+    with zipfile.ZipFile(archive) as zipped, zipped.open(name) as member:
+        yield member
 
 
-def _restore_blob(zipped: zipfile.ZipFile, values: dict, key: str) -> None:
-    """Spool one blob out of the archive, check it, and store it."""
+def _earlier_blob(archive: Path, sha256: str) -> Member:
+    return Member(FOLDER + sha256, lambda: _zipped(archive, sha256))
+
+
+def _hash_of(item: dict) -> str:
+    """An item's sha256, checked to be one (it names a member and a stored file)."""
+    sha256 = item["sha256"]
+    if not isinstance(sha256, str) or not _SHA256.match(sha256):
+        raise MediaBackupError(f"{item.get('name')!r} has no valid sha256")
+    return sha256
+
+
+def _restore_blob(source: IO[bytes], values: dict, key: str) -> None:
+    """Spool one blob out of the backup, check it, and store it."""
     spool = Path(settings.DATA_DIR) / "uploads"
     spool.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=spool) as copy:
         digest, size = hashlib.sha256(), 0
-        with zipped.open(values["sha256"]) as member:
-            while piece := member.read(PIECE):
-                digest.update(piece)
-                size += len(piece)
-                copy.write(piece)
+        while size <= values["size"] and (piece := source.read(PIECE)):
+            digest.update(piece)
+            size += len(piece)
+            copy.write(piece)
         if digest.hexdigest() != values["sha256"] or size != values["size"]:
-            raise MediaBackupError(f"the archive's copy of {values['name']} does not match its hash")
+            raise MediaBackupError(f"the backup's copy of {values['name']} does not match its hash")
         copy.seek(0)
         default_storage.save(key, File(copy))
 
 
-class _Nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
 class MediaPart(BackupPart):
     """The media's share of a room backup: the index rows, the audio desk and the
-    uploads switch in the document; the blobs in the companion archive."""
+    uploads switch in the document; the blobs in the backup's archive."""
 
     def export(self, room: Room, path: Path) -> dict:
         settings_row = RoomMedia.objects.filter(room=room).first()
@@ -146,28 +122,41 @@ class MediaPart(BackupPart):
                 {f: getattr(a, f) for f in LAYER_FIELDS} for a in AudioLayer.objects.filter(room=room)
             ],
             "uploads_enabled": settings_row.uploads_enabled if settings_row else True,
-            **({"media_archive": archive_path(path).name} if items else {}),
         }
 
-    def companions(self, room: Room, document: dict, path: Path) -> list[tuple[Path, Callable[[Path], None]]]:
-        hashes = [item["sha256"] for item in document.get("media") or []]
-        if not hashes:
+    def members(self, room: Room, document: dict) -> list[Member]:
+        return [_stored_blob(room.pk, item["sha256"]) for item in document.get("media") or []]
+
+    def earlier_members(self, document: dict, restoring: Restoring) -> list[Member]:
+        companion = document.pop("media_archive", None)
+        items = document.get("media") or []
+        if not items:
             return []
-        return [(archive_path(path), lambda temporary: write_archive(room.pk, hashes, temporary))]
+        archive = self._earlier_archive(companion, restoring)
+        return [_earlier_blob(archive, _hash_of(item)) for item in items]
+
+    @staticmethod
+    def _earlier_archive(companion: object, restoring: Restoring) -> Path:
+        archive = restoring.companion(companion)
+        if not archive.is_file():
+            raise MediaBackupError("the backup's media archive is missing")
+        return archive
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
         """The rows and blobs (each blob checked against its hash); a blob stored here is
         removed again if the restore fails later."""
         items = document.get("media", [])
-        archive = restoring.companion(document.get("media_archive")) if items else None
-        if items and (archive is None or not archive.is_file()):
-            raise MediaBackupError("the backup's media archive is missing")
-        with zipfile.ZipFile(archive) if archive is not None else _Nothing() as zipped:
+        earlier = None
+        if items and restoring.archive is None:  # an earlier version's document
+            earlier = zipfile.ZipFile(self._earlier_archive(document.get("media_archive"), restoring))
+        with earlier if earlier is not None else contextlib.nullcontext():
             for entry in items:
                 values = {f: entry[f] for f in ITEM_FIELDS}
-                key = storage_key(room.pk, values["sha256"])
+                sha256 = _hash_of(values)
+                key = storage_key(room.pk, sha256)
                 if not default_storage.exists(key):
-                    _restore_blob(zipped, values, key)
+                    with earlier.open(sha256) if earlier else restoring.member(FOLDER + sha256) as source:
+                        _restore_blob(source, values, key)
                     restoring.undo.append(lambda key=key: default_storage.delete(key))
                 if MediaItem.objects.filter(frame_id=values["frame_id"]).exists():
                     values["frame_id"] = secrets.token_hex(8)  # the original room still holds it

@@ -1,53 +1,89 @@
-"""Room backups: one versioned JSON document per room, written atomically, restorable
-on this or a fresh server (docs/decisions.md, "Keys and keeper administration"). Keys travel as digests, never
-as keys; media travels in a companion archive beside the document. An export reads the
-rows in one short transaction and copies the blobs afterwards, outside any transaction.
+"""Room backups: one archive per backup holding a versioned JSON document and the
+files it names (the room's media), written member by member, restorable on this or a
+fresh server (docs/decisions.md, "Keys and keeper administration"). Keys travel as
+digests, never as keys. An export reads the rows in one short transaction and copies
+the blobs afterwards, outside any transaction.
 
-Each room's backups live in a folder of their own under `<data_dir>/room_backups/`,
-and the database index (`RoomBackup`) says whose each file is: a keeper names a
-backup by its file name and reaches only their own room's; the operator console sees
-every file, and only the operator restores one room's backup into another room.
+The archive's format is `rooms.backup_archive`; where backups live, their names and
+whose each one is (the `RoomBackup` index) are `rooms.backup_index`, whose functions
+the callers reach through this module. A keeper names a backup and reaches only their
+own room's; the operator console sees every file, and only the operator restores one
+room's backup into another room.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import json
 import logging
 import os
-import re
 import sys
 import threading
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
-from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
-from rooms import offsite
+from rooms.backup_archive import (
+    EARLIER_SUFFIX,
+    SUFFIX,
+    ArchiveError,
+    ArchiveWriter,
+    Member,
+    composed_chunks,
+    file_chunks,
+    open_backup,
+)
+from rooms.backup_index import (
+    BackupError,
+    adopt_loose_files,
+    backup_available,
+    backup_delete,
+    backup_dir,
+    backup_file,
+    backup_of,
+    bring_in,
+    copy_offsite,
+    index,
+    listing,
+    locate,
+    new_backup_path,
+    room_folder,
+    room_named_in,
+    whole_size,
+)
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry, TurnEvent
 from rooms.services import new_frame_id
 from rooms.signals import room_story_replaced
 
 log = logging.getLogger(__name__)
 
+# The index's side, named through this module by its callers (the console, the admin
+# frames, the keeper's commands, the management commands).
+__all__ = [
+    "BackupError",
+    "adopt_loose_files",
+    "backup_available",
+    "backup_delete",
+    "backup_dir",
+    "backup_file",
+    "backup_of",
+    "bring_in",
+    "copy_offsite",
+    "listing",
+    "locate",
+    "new_backup_path",
+    "room_folder",
+    "room_named_in",
+]
+
 FORMAT = "loreweaver-django-room"
 VERSION = 1
 T = TypeVar("T")
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
-
-
-class BackupError(ValueError):
-    """A backup request that cannot be done; `code` is the admin_error code."""
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -72,27 +108,38 @@ SCOPES = ("story", "chars", "all", "delete")
 
 @dataclass
 class Restoring:
-    """What a part needs while a backup is restored: the document's own path (its
-    companion files lie beside it), and `undo`, the steps that take back what a
-    failed restore left outside the database (stored blobs)."""
+    """What a part needs while a backup is restored: the backup file's path, its
+    archive (None for an earlier version's `.json` document, whose companion files lie
+    beside it), and `undo`, the steps that take back what a failed restore left outside
+    the database (stored blobs)."""
 
     path: Path
+    archive: zipfile.ZipFile | None = None
     undo: list[Callable[[], None]] = field(default_factory=list)
     # The restored transcript's new ids, by position in the document (parts that point
     # at transcript lines export positions; the table's part restores first).
     line_ids: dict[int, int] = field(default_factory=dict)
 
+    def member(self, name: str) -> IO[bytes]:
+        """One of the archive's members, to read as a stream."""
+        if self.archive is None:
+            raise BackupError("bad_request", f"{self.path.name} is a document without its archive")
+        try:
+            return self.archive.open(name)
+        except KeyError:
+            raise BackupError("bad_request", f"{self.path.name} lacks {name}") from None
+
     def companion(self, name: object) -> Path:
-        """A file the document names as its companion, checked to be a bare name
-        beside the document (never elsewhere)."""
-        if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
+        """A file an earlier version's document names as its companion, checked to be a
+        bare name beside the document (never elsewhere)."""
+        if not isinstance(name, str) or Path(name).name != name or name.startswith(".") or "\\" in name:
             raise BackupError("bad_request", f"{self.path.name} names a file outside its folder")
         return self.path.with_name(name)
 
 
 class BackupPart:
-    """One app's share of a room backup: its fields of the document, the files that
-    travel beside it, and how to restore and clear them. Each app registers its part
+    """One app's share of a room backup: its fields of the document, the files the
+    archive carries with it, and how to restore and clear them. Each app registers its part
     when it is ready (`register`); the composer asks every part in turn, in the order
     the apps load, and knows no app's models."""
 
@@ -103,11 +150,17 @@ class BackupPart:
         """This part's fields of the document to be written at `path`."""
         return {}
 
-    def companions(self, room: Room, document: dict, path: Path) -> list[tuple[Path, Callable[[Path], None]]]:
-        """Files that go beside the document: (where, a writer given a temporary path).
-        Decided from the `document` alone, never from the rows as they are by now: the
-        writers run after the rows' snapshot, outside any transaction, and write what
-        the document names (blobs are content-addressed, so they still are what it says)."""
+    def members(self, room: Room, document: dict) -> list[Member]:
+        """Files the archive carries after the document. Decided from the `document`
+        alone, never from the rows as they are by now: they are copied after the rows'
+        snapshot, outside any transaction, and are what the document names (blobs are
+        content-addressed, so they still are what it says)."""
+        return []
+
+    def earlier_members(self, document: dict, restoring: Restoring) -> list[Member]:
+        """For a backup an earlier version wrote (a document with files beside it): the
+        members an archive of it carries, read from those files; the document's fields
+        that named them are removed."""
         return []
 
     def restore(self, room: Room, document: dict, restoring: Restoring) -> RoomCounts:
@@ -129,115 +182,9 @@ def register(part: BackupPart) -> None:
         PARTS.append(part)
 
 
-def backup_dir() -> Path:
-    """Where backups live (created on first use)."""
-    folder = Path(settings.DATA_DIR) / "room_backups"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def room_folder(room: Room) -> Path:
-    """The folder of one room's backups (created on first use)."""
-    slug = re.sub(r"[^A-Za-z0-9_-]", "_", room.name)[:40] or "room"
-    folder = backup_dir() / f"{room.pk}-{slug}"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
-def _file_name(name: str) -> str:
-    """A client-supplied backup name as a bare file name: an absolute path, a separator
-    or `..` is refused, so nothing is ever read or written outside a room's folder."""
-    if not _SAFE_NAME.match(name) or ".." in name:
-        raise BackupError("bad_request", "a backup name is a plain file name (letters, digits, . _ -)")
-    return name if name.endswith(".json") else name + ".json"
-
-
-def new_backup_path(room: Room, name: str | None = None) -> Path:
-    """Where a new backup of `room` goes: the file `name` (refused if the room already
-    has a backup called that), or a fresh dated name."""
-    folder = room_folder(room)
-    if name:
-        path = folder / _file_name(name)
-        if path.exists():
-            raise BackupError(
-                "bad_request", f"this room already has a backup called {path.name}; choose another name"
-            )
-        return path
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    stem = f"{folder.name.split('-', 1)[1]}-{stamp}"
-    path, copy = folder / f"{stem}.json", 1
-    while path.exists():
-        copy += 1
-        path = folder / f"{stem}-{copy}.json"
-    return path
-
-
-def backup_of(room_id: int, name: str) -> RoomBackup:
-    """The backup of this room called `name`; `not_found` for any other room's (the
-    names of other rooms' backups do not exist for a keeper)."""
-    file_name = _file_name(name)
-    found = RoomBackup.objects.filter(room_id=room_id, path__endswith="/" + file_name).first()
-    if found is None and adopt_loose_files():  # a file the operator just copied in
-        found = RoomBackup.objects.filter(room_id=room_id, path__endswith="/" + file_name).first()
-    if found is None or not backup_file(found).is_file():
-        raise BackupError("not_found", f"this room has no backup called {file_name}")
-    return found
-
-
-def backup_file(backup: RoomBackup) -> Path:
-    """Where an indexed backup's document is on disk (fetched back from the media
-    storage's copy first when only that one is left)."""
-    path = backup_dir() / backup.path
-    if not path.is_file():
-        offsite.fetch(backup_dir(), backup.path)
-    return path
-
-
-def backup_available(backup: RoomBackup) -> bool:
-    """Whether an indexed backup can be read, from this disk or the storage's copy."""
-    return (backup_dir() / backup.path).is_file() or offsite.has(backup.path)
-
-
-def locate(name: str) -> Path:
-    """The document of the backup called `name` (a file name, or its path under the
-    backups folder), on this disk or fetched from the storage's copy; `not_found`
-    when neither place has it."""
-    relative = name.strip().strip("/")
-    if ".." in relative.split("/") or relative.startswith("~"):
-        raise BackupError("bad_request", "a backup is named by its file name or its path under room_backups/")
-    adopt_loose_files()
-    indexed = RoomBackup.objects.filter(path=relative).first()
-    if indexed is None and "/" not in relative:
-        indexed = RoomBackup.objects.filter(path__endswith="/" + _file_name(relative)).first()
-    if indexed is not None and backup_available(indexed):
-        return backup_file(indexed)
-    found = offsite.find(relative.rsplit("/", 1)[-1]) if "/" not in relative else relative
-    if found is not None and offsite.fetch(backup_dir(), found):
-        adopt_loose_files()
-        return backup_dir() / found
-    raise BackupError("not_found", f"there is no backup called {name} here or in the media storage")
-
-
-def copy_offsite(path: Path) -> bool:
-    """Copy a backup's files to the media storage when that is S3 (False: it is not)."""
-    if not offsite.enabled():
-        return False
-    offsite.copy_out(backup_dir(), [*_companion_files(path), path])
-    return True
-
-
-def room_named_in(path: Path) -> str:
-    """The room a backup document says it is of ("" when it names none)."""
-    try:
-        named = json.loads(path.read_text(encoding="utf-8")).get("room")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    return named if isinstance(named, str) else ""
-
-
 def safety_backup(room_name: str, label: str) -> Path | None:
     """Back up the room called `room_name` before it is overwritten (None when there
-    is no such room): `<label>-<time>.json` in its folder."""
+    is no such room): `<label>-<time>.zip` in its folder."""
     room = Room.objects.filter(name=room_name).first() if room_name else None
     if room is None:
         return None
@@ -245,68 +192,6 @@ def safety_backup(room_name: str, label: str) -> Path | None:
     path = new_backup_path(room, f"{label}-{stamp}")
     room_export(room, path)
     return path
-
-
-def _index(path: Path, room: Room | None) -> RoomBackup:
-    relative = path.relative_to(backup_dir()).as_posix()
-    backup, _ = RoomBackup.objects.update_or_create(
-        path=relative,
-        defaults={"room": room, "room_name": room.name if room else "", "size": path.stat().st_size},
-    )
-    return backup
-
-
-def _companion_files(path: Path) -> list[Path]:
-    """The files beside a backup document that belong to it (`<stem>.<what>.<ext>`)."""
-    return [p for p in path.parent.glob(f"{glob_escape(path.stem)}.*") if p != path and p.is_file()]
-
-
-def glob_escape(text: str) -> str:
-    """`text` with the glob pattern characters escaped."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
-
-
-def backup_delete(backup: RoomBackup) -> None:
-    """Delete a backup's files (the document and its companions) and its index row."""
-    path = backup_dir() / backup.path
-    for companion in _companion_files(path):
-        companion.unlink(missing_ok=True)
-    path.unlink(missing_ok=True)
-    offsite.delete(backup.path)
-    backup.delete()
-
-
-def adopt_loose_files() -> int:
-    """Index the backup files the index does not know yet (written by an earlier
-    version into the shared folder, or copied in by the operator). A file that names
-    a room of this server goes into that room's folder and is its room's; any other
-    stays where it is, the operator's alone. Returns how many were adopted."""
-    root = backup_dir()
-    known = set(RoomBackup.objects.values_list("path", flat=True))
-    adopted = 0
-    for path in sorted(root.rglob("*.json")):
-        if path.relative_to(root).as_posix() in known or path.name.startswith("."):
-            continue
-        try:
-            named = json.loads(path.read_text(encoding="utf-8")).get("room")
-        except (OSError, ValueError, AttributeError):
-            log.warning("backup %s is not readable; left out of the index", path.name)
-            continue
-        room = Room.objects.filter(name=named).first() if isinstance(named, str) else None
-        if room is not None and path.parent in (root, room_folder(room)):
-            target = room_folder(room) / path.name
-            if target != path and not target.exists():
-                for companion in _companion_files(path):
-                    companion.replace(target.with_name(companion.name.replace(path.stem, target.stem, 1)))
-                path.replace(target)
-                path = target
-            if path.parent != room_folder(room):
-                room = None  # a name clash in the room's folder: the operator sorts it out
-        else:
-            room = None
-        _index(path, room)
-        adopted += 1
-    return adopted
 
 
 def _document(room: Room, path: Path) -> dict:
@@ -370,30 +255,24 @@ def room_snapshot(room: Room, path: Path) -> RoomSnapshot:
 
 
 def write_snapshot(snapshot: RoomSnapshot) -> RoomCounts:
-    """Write a snapshot's backup to its path (inside the backups folder) atomically
-    (temporary files, then renames: the companion files first, the document that names
-    them last) and index it as the room's. Slow (every blob of the room is copied), so
-    it runs outside any transaction and, on a server, off the database thread."""
+    """Write a snapshot's backup to its path (inside the backups folder) as one archive,
+    atomically (a temporary file, synced, then renamed into place), and index it as the
+    room's. Slow (every blob of the room is copied), so it runs outside any transaction
+    and, on a server, off the database thread."""
     room, path, document = snapshot.room, snapshot.path, snapshot.document
-    companions = [item for part in PARTS for item in part.companions(room, document, path)]
-    temporaries = [path.with_name(f".{path.name}.tmp")]
-    temporaries += [target.with_name(f".{target.name}.tmp") for target, _write in companions]
+    members = [member for part in PARTS for member in part.members(room, document)]
+    temporary = path.with_name(f".{path.name}.tmp")
     try:
-        for (_target, write), temporary in zip(companions, temporaries[1:], strict=True):
-            write(temporary)
-        with temporaries[0].open("w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False)
-            handle.flush()
-            os.fsync(handle.fileno())
-        for (target, _write), temporary in zip(companions, temporaries[1:], strict=True):
-            temporary.replace(target)
-        temporaries[0].replace(path)
+        with temporary.open("wb") as sink, ArchiveWriter(sink, durable=True) as archive:
+            archive.document(document)
+            for member in members:
+                archive.add(member)
+        temporary.replace(path)
     except BaseException:
-        for temporary in temporaries:
-            with contextlib.suppress(OSError):  # each one, even if another cannot go
-                temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
         raise
-    _index(path, room)
+    index(path, room)
     keys = len(document.get("keys") or [])
     return RoomCounts(
         keys=keys, store_rows=_stored_rows(document), media_files=len(document.get("media") or [])
@@ -450,28 +329,34 @@ def export_in_worker(
 
 
 def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:
-    """Restore a backup, into `room_name` if given (remapped), all or nothing.
+    """Restore a backup file (an archive, or an earlier version's `.json` document with
+    its media archive beside it), into `room_name` if given (remapped), all or nothing.
 
     The room's story, characters, module and media are replaced by the backup's;
-    keys whose digest already exists stay where they are. Members are told once it
+    keys whose digest already exists stay where they are. The archive's members are
+    read one at a time, each blob checked against its hash. Members are told once it
     is committed (`room_story_replaced`).
     """
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        with open_backup(path) as (document, archive):
+            return _restore(path, document, archive, room_name)
     except FileNotFoundError:
         raise BackupError("not_found", f"no backup called {path.name}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise BackupError("bad_request", f"{path.name} is not a backup ({exc})") from None
-    if (
-        not isinstance(document, dict)
-        or document.get("format") != FORMAT
-        or document.get("version") != VERSION
-    ):
+    except ArchiveError as exc:
+        raise BackupError("bad_request", str(exc)) from None
+    except OSError as exc:  # reading the file itself failed
+        raise BackupError("bad_request", f"{path.name} cannot be read ({exc})") from None
+
+
+def _restore(
+    path: Path, document: dict, archive: zipfile.ZipFile | None, room_name: str | None
+) -> tuple[Room, RoomCounts]:
+    if document.get("format") != FORMAT or document.get("version") != VERSION:
         raise BackupError("bad_request", f"{path.name} is not a version {VERSION} room backup")
     target = room_name or document.get("room")
     if not isinstance(target, str) or not target:
         raise BackupError("bad_request", "the backup names no room")
-    restoring = Restoring(path)
+    restoring = Restoring(path, archive)
     counts = RoomCounts(store_rows=_stored_rows(document))
     try:
         with transaction.atomic():
@@ -480,7 +365,7 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
             for part in PARTS:
                 counts += part.restore(room, document, restoring)
             room_story_replaced.send(sender=Room, room_id=room.pk)
-    except (KeyError, TypeError, IndexError, ValueError, OSError, zipfile.BadZipFile) as exc:
+    except (KeyError, TypeError, IndexError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         for step in restoring.undo:  # nothing of a failed import stays behind
             step()
         if isinstance(exc, BackupError):
@@ -489,6 +374,32 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
             "bad_request", f"{path.name} is damaged ({exc.__class__.__name__}: {exc})"
         ) from None
     return room, counts
+
+
+@dataclass(frozen=True)
+class Download:
+    """A backup as one archive to send: its file name, its size when known beforehand,
+    and its bytes a piece at a time (close the iterator to let go of the files)."""
+
+    filename: str
+    size: int | None
+    chunks: Generator[bytes, None, None]
+
+
+def download(backup: RoomBackup) -> Download:
+    """The backup as one archive: the file itself, or, for an earlier version's
+    document and its media archive, an archive composed from them as it is read (never
+    whole in memory). `BackupError` when its file cannot be read."""
+    path = backup_file(backup)
+    if path.suffix != EARLIER_SUFFIX:
+        return Download(path.name, whole_size(path), file_chunks(path))
+    try:
+        with open_backup(path) as (document, _none):
+            restoring = Restoring(path)
+            members = [member for part in PARTS for member in part.earlier_members(document, restoring)]
+    except (OSError, ValueError) as exc:  # not a backup, or its media archive is gone
+        raise BackupError("bad_request", f"{path.name} cannot be read whole ({exc})") from None
+    return Download(path.stem + SUFFIX, None, composed_chunks(document, members))
 
 
 def _clear(room: Room, scope: str) -> RoomCounts:

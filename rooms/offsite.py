@@ -16,6 +16,8 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 
+from rooms.backup_archive import EARLIER_COMPANION, EARLIER_SUFFIX
+
 log = logging.getLogger(__name__)
 
 FOLDER = "room_backups"
@@ -44,35 +46,41 @@ def copy_out(root: Path, files: list[Path]) -> None:
 
 
 def has(relative: str) -> bool:
-    """Whether the storage holds the backup document at `relative`."""
+    """Whether the storage holds the backup at `relative` (its archive or document)."""
     return enabled() and default_storage.exists(_key(relative))
 
 
+def _names(relative: str) -> list[str]:
+    """A backup's files as storage names: the archive, or an earlier version's document
+    and the media archive beside it (the document last, as when written)."""
+    if not relative.endswith(EARLIER_SUFFIX):
+        return [relative]
+    return [relative.removesuffix(EARLIER_SUFFIX) + EARLIER_COMPANION, relative]
+
+
 def fetch(root: Path, relative: str) -> bool:
-    """Bring the backup at `relative` (its document and the files beside it of the
-    same stem) back from the storage into `root`. False when the storage lacks it."""
+    """Bring the backup at `relative` (its archive, or an earlier version's document and
+    its media archive) back from the storage into `root`. False when the storage lacks it."""
     if not has(relative):
         return False
-    folder, _, name = relative.rpartition("/")
-    stem = name.removesuffix(".json")
-    _dirs, names = default_storage.listdir(_key(folder) if folder else FOLDER)
-    wanted = [one for one in names if one == name or one.startswith(stem + ".")]
-    target_folder = root / folder if folder else root
-    target_folder.mkdir(parents=True, exist_ok=True)
-    for one in sorted(wanted, key=lambda n: n == name):  # the document last, as when written
-        key = _key(f"{folder}/{one}" if folder else one)
-        temporary = target_folder / f".{one}.fetch"
+    for one in _names(relative):
+        key = _key(one)
+        if one != relative and not default_storage.exists(key):
+            continue  # an earlier version's document without media had no companion
+        target = root / one
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.fetch")
         with default_storage.open(key, "rb") as source, temporary.open("wb") as sink:
             for chunk in iter(lambda: source.read(1024 * 1024), b""):
                 sink.write(chunk)
-        temporary.replace(target_folder / one)
+        temporary.replace(target)
     log.info("backup %s fetched from the media storage", relative)
     return True
 
 
 def find(name: str) -> str | None:
-    """The relative path of a backup document called `name` in the storage (any
-    room's folder), for a server whose disk and index lost it."""
+    """The relative path of a backup file called `name` in the storage (any room's
+    folder), for a server whose disk and index lost it."""
     if not enabled():
         return None
     folders, names = default_storage.listdir(FOLDER)
@@ -85,15 +93,9 @@ def find(name: str) -> str | None:
 
 
 def delete(relative: str) -> None:
-    """Delete the storage's copy of a backup (its document and companions)."""
+    """Delete the storage's copy of a backup (all its files)."""
     if not enabled():
         return
-    folder, _, name = relative.rpartition("/")
-    stem = name.removesuffix(".json")
-    try:
-        _dirs, names = default_storage.listdir(_key(folder) if folder else FOLDER)
-    except FileNotFoundError:
-        return
-    for one in names:
-        if one == name or one.startswith(stem + "."):
-            default_storage.delete(_key(f"{folder}/{one}" if folder else one))
+    for one in _names(relative):
+        if default_storage.exists(_key(one)):
+            default_storage.delete(_key(one))

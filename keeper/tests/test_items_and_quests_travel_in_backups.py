@@ -15,7 +15,7 @@ async def test_a_checkpoint_brings_back_items_money_and_quests(server, room):
         await system_answer(kay, ".money +7")
         await system_answer(kay, ".quest add Light the lamp | Why is it dark?")
         await system_answer(kay, ".quest secret Ruth's bribe")
-        assert f"{room}-items.json" in await system_answer(kay, f".save {room}-items")
+        assert f"{room}-items.zip" in await system_answer(kay, f".save {room}-items")
 
         await system_answer(kay, ".inv drop lantern")
         await system_answer(kay, ".quest set Light the lamp failed")

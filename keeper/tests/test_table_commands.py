@@ -38,7 +38,7 @@ async def test_a_checkpoint_saves_and_loads_the_room(server, room):
         await keeper.say("Before the checkpoint.")
         await keeper.expect("narrative", text="Before the checkpoint.")
         await keeper.say(f".save {room}-cp")
-        assert f"{room}-cp.json" in (await keeper.expect("narrative", speaker="system"))["text"]
+        assert f"{room}-cp.zip" in (await keeper.expect("narrative", speaker="system"))["text"]
         await keeper.say("After the checkpoint.")
         await keeper.expect("narrative", text="After the checkpoint.")
         await keeper.say(f".save load {room}-cp")

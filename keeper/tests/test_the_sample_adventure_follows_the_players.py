@@ -60,7 +60,7 @@ class Table:
 
 def _backups(data_dir: Path, room: str) -> list[Path]:
     """The room's safety backups (its folder is named after it)."""
-    return [path for path in Path(data_dir).rglob("before-sample-*.json") if path.parent.name.endswith(room)]
+    return [path for path in Path(data_dir).rglob("before-sample-*.zip") if path.parent.name.endswith(room)]
 
 
 def _keeper_text(frames: list[dict]) -> str:

@@ -5,12 +5,11 @@ destroys data asks for confirmation first."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -20,6 +19,7 @@ from loreweaver.console import (
     room_page,
 )
 from loreweaver.console import services as console
+from loreweaver.console.downloads import backup_download
 from loreweaver.console.story import story_as_seen, story_html
 from loreweaver.wire import coordination
 from rooms import backups, services
@@ -357,18 +357,18 @@ class RoomAdmin(ReadOnlyAdmin):
         except backups.BackupError:
             raise Http404(f"no backup #{backup_id}") from None
 
-    def backup_download_view(self, request: HttpRequest, backup_id: int) -> FileResponse:
+    def backup_download_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
         backup = self._backup(backup_id)
-        return FileResponse(backups.backup_file(backup).open("rb"), as_attachment=True, filename=backup.name)
+        try:
+            return backup_download(backup)
+        except backups.BackupError as exc:
+            messages.error(request, f"{backup.name} cannot be downloaded: {exc}")
+            return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
     def backup_restore_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
         backup = self._backup(backup_id)
         if request.method != "POST" or request.POST.get("post") != "yes":
-            try:
-                document = json.loads(backups.backup_file(backup).read_text(encoding="utf-8"))
-                original = document.get("room", "?")
-            except (OSError, ValueError, AttributeError):
-                original = "?"
+            original = backups.room_named_in(backups.backup_file(backup)) or "?"
             return self._page(
                 request,
                 "backup_confirm.html",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -131,18 +132,19 @@ def keys_html(room: Room) -> str:
 
 
 def backups_html(room: Room) -> str:
-    """The room's backups, newest first, each to restore or download."""
-    found = [backup for backup in room.backups.all() if backups.backup_available(backup)]
+    """The room's backups, newest first, with their sizes, each to restore or download."""
+    found = backups.listing(room.pk)
     if not found:
         return "No backups yet (Export a backup, above)."
     return format_html(
         "<ul>{}</ul>",
         format_html_join(
             "",
-            "<li>{} <small>{}</small> · <a href='{}'>restore</a> · <a href='{}'>download</a></li>",
+            "<li>{} <small>{} · {}</small> · <a href='{}'>restore</a> · <a href='{}'>download</a></li>",
             (
                 (
                     backup.name,
+                    filesizeformat(backup.size),
                     backup.created_at.strftime("%Y-%m-%d %H:%M UTC"),
                     reverse("admin:rooms_room_backup_restore", args=[backup.pk]),
                     reverse("admin:rooms_room_backup_download", args=[backup.pk]),

@@ -24,10 +24,8 @@ from rooms.models import Room, RoomBackup
 
 def backup_listing() -> list[RoomBackup]:
     """Every backup of every room (and any file the server cannot place), newest
-    first; files the index did not know yet are adopted first."""
-    backups.adopt_loose_files()
-    indexed = RoomBackup.objects.select_related("room")
-    return [backup for backup in indexed if backups.backup_available(backup)]
+    first, with its whole size; files the index did not know yet are adopted first."""
+    return backups.listing()
 
 
 def backup_by_id(backup_id: int) -> RoomBackup:
@@ -101,7 +99,7 @@ def delete_room(room: Room, backup: Path) -> None:
 
 def backup_target(room: Room, label: str) -> str:
     """Where a safety backup of the room will be written, for a confirmation page."""
-    return f"{backups.room_folder(room).relative_to(backups.backup_dir().parent)}/{label}-<date>-<time>.json"
+    return f"{backups.room_folder(room).relative_to(backups.backup_dir().parent)}/{label}-<date>-<time>.zip"
 
 
 def invite_link(request: HttpRequest, key: str) -> str:

@@ -5,15 +5,23 @@ with `.panels enable`).
 
 The caller proves who they are with their access key in an `Authorization: Bearer`
 header (never the address, so it stays out of logs and referrers); only a keeper key
-gets an answer, and only about its own room.
+gets an answer, and only about its own room. A browser downloads a backup by following
+a link (so the file streams to its disk, never whole into the page's memory): the
+keeper asks for one with their key, and the link carries a ticket for that one backup
+that lapses after a minute instead of the key.
 """
 
 from __future__ import annotations
 
-from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from urllib.parse import urlencode
+
+from django.core import signing
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from loreweaver.console.downloads import backup_download
 from packs import services as pack_services
 from rooms import backups
 from rooms.models import AccessKey, Role, RoomBackup
@@ -21,6 +29,9 @@ from rooms.services import key_lookup
 
 # A keeper screen lists the newest backups; older ones stay in the operator console.
 LISTED_BACKUPS = 50
+# How long a download link's ticket opens its backup, in seconds.
+TICKET_SECONDS = 60
+_TICKET_SALT = "loreweaver.table.backup-download"
 
 
 def _keeper_key(request: HttpRequest) -> AccessKey | None:
@@ -38,11 +49,12 @@ def _refused() -> JsonResponse:
 @require_GET
 @never_cache
 def room_backups(request: HttpRequest) -> HttpResponse:
-    """The keeper's room's backups, newest first: name, size in bytes, when it was made."""
+    """The keeper's room's backups, newest first: name, size in bytes (the whole
+    archive's), when it was made; the same list the console shows for the room."""
     key = _keeper_key(request)
     if key is None:
         return _refused()
-    listed = RoomBackup.objects.filter(room_id=key.room_id).order_by("-created_at", "-id")
+    listed = backups.listing(key.room_id)
     return JsonResponse(
         {
             "backups": [
@@ -53,19 +65,62 @@ def room_backups(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
-@never_cache
-def room_backup_file(request: HttpRequest, name: str) -> HttpResponse:
-    """One of the keeper's room's backup documents, as a download (another room's
-    backups do not exist here, whatever the name)."""
+def _ticket(backup: RoomBackup) -> str:
+    return signing.dumps([backup.room_id, backup.pk], salt=_TICKET_SALT, compress=True)
+
+
+def _ticket_backup(ticket: str, name: str) -> RoomBackup | None:
+    """The backup a download link's ticket opens, if it is still good and names it."""
+    try:
+        room_id, backup_id = signing.loads(ticket, salt=_TICKET_SALT, max_age=TICKET_SECONDS)
+        backup = backups.backup_of(room_id, name)
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
+    return backup if backup.pk == backup_id else None
+
+
+def _keepers_backup(request: HttpRequest, name: str) -> RoomBackup | HttpResponse:
+    """The backup called `name` of the room of the keeper key the request carries, or
+    the answer that refuses it."""
     key = _keeper_key(request)
     if key is None:
         return _refused()
     try:
-        path = backups.backup_file(backups.backup_of(key.room_id, name))
+        return backups.backup_of(key.room_id, name)
     except backups.BackupError:
         return JsonResponse({"error": "this room has no backup called that"}, status=404)
-    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+
+
+@require_GET
+@never_cache
+def room_backup_link(request: HttpRequest, name: str) -> HttpResponse:
+    """A link that downloads one of the keeper's room's backups for the next minute."""
+    backup = _keepers_backup(request, name)
+    if isinstance(backup, HttpResponse):
+        return backup
+    url = reverse("table-backup-file", args=[backup.name]) + "?" + urlencode({"ticket": _ticket(backup)})
+    return JsonResponse({"url": url, "expires_in": TICKET_SECONDS})
+
+
+@require_GET
+@never_cache
+def room_backup_file(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the keeper's room's backups, as one archive to download, streamed
+    (another room's backups do not exist here, whatever the name): for a keeper key, or
+    with a download link's ticket."""
+    ticket = request.GET.get("ticket")
+    if ticket is not None:
+        backup = _ticket_backup(ticket, name)
+        if backup is None:
+            return JsonResponse({"error": "this download link is not valid (any more)"}, status=403)
+    else:
+        backup = _keepers_backup(request, name)
+        if isinstance(backup, HttpResponse):
+            return backup
+    try:
+        return backup_download(backup)
+    except backups.BackupError as exc:  # an earlier version's backup that lost its media
+        return JsonResponse({"error": str(exc)}, status=409)
 
 
 @require_GET

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from channels.routing import get_default_application
 from daphne.endpoints import build_endpoint_description_strings
+from daphne.http_protocol import WebRequest
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
@@ -52,6 +53,44 @@ class _Congestion:
 
     def stopProducing(self) -> None:  # noqa: N802
         self.paused = False
+
+
+@implementer(IPushProducer)
+class _Drain:
+    """Whether an HTTP response's socket can take more: Twisted pauses a request's
+    producer when the transport's write buffer is full and resumes it once drained."""
+
+    def __init__(self) -> None:
+        self.flowing = asyncio.Event()
+        self.flowing.set()
+
+    def pauseProducing(self) -> None:  # noqa: N802 (Twisted's interface)
+        self.flowing.clear()
+
+    def resumeProducing(self) -> None:  # noqa: N802
+        self.flowing.set()
+
+    def stopProducing(self) -> None:  # noqa: N802 (the connection is gone: stop waiting)
+        self.flowing.set()
+
+
+def _drain_of(request: WebRequest, message: dict) -> _Drain | None:
+    """What to wait on after handing daphne this piece of an HTTP response (None: the
+    last piece). daphne writes every piece into Twisted's buffer at once, so a slow
+    reader of a streamed download (a room backup of gigabytes) would otherwise have the
+    whole response held in memory; the response's next piece waits until it drained."""
+    if request.channel is None:  # the connection is gone: daphne drops the piece
+        return None
+    more = message.get("more_body", False)
+    drain = getattr(request, "loreweaver_drain", None)
+    if more and drain is None:
+        drain = request.loreweaver_drain = _Drain()
+        request.registerProducer(drain, True)
+        if request.channel._waitingForTransport:  # already full before we listened
+            drain.pauseProducing()
+    if not more and drain is not None and request.producer is not None:
+        request.unregisterProducer()  # a finished request must have none left
+    return drain if more else None
 
 
 class BoundedWebSocketProtocol(WebSocketProtocol):
@@ -193,6 +232,15 @@ class TableServer(Server):
         self._background: list[asyncio.Task] = []
         self._ports: list = []
         self.listen_failure = ""  # why the WebSocket port could not be opened, if it could not
+
+    async def handle_reply(self, protocol: object, message: dict) -> None:
+        """daphne's, and a streamed HTTP response waits for its reader (`_drain_of`)."""
+        drain = None
+        if message.get("type") == "http.response.body" and isinstance(protocol, WebRequest):
+            drain = _drain_of(protocol, message)
+        await super().handle_reply(protocol, message)
+        if drain is not None:
+            await drain.flowing.wait()
 
     def run(self) -> None:
         tune_garbage_collection()

@@ -5,11 +5,11 @@ that fails half-way leaves nothing behind."""
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
 
+from loreweaver.testing.backups import rewrite_backup
 from loreweaver.testing.clients import IrohClient, WsClient
 from loreweaver.testing.media_clients import get, sha, upload
 from loreweaver.testing.servers import (
@@ -83,13 +83,13 @@ async def test_a_room_comes_back_whole_on_a_fresh_server(tmp_path, room):
         first.stop()
 
     (second_env.data_dir / "room_backups").mkdir()
-    for name in ("moving.json", "moving.media.zip"):  # the document and its media archive
-        shutil.copy(backup_folder(first_env, room) / name, second_env.data_dir / "room_backups")
+    # One file: the document and the media in it.
+    shutil.copy(backup_folder(first_env, room) / "moving.zip", second_env.data_dir / "room_backups")
     second = start_serve(second_env)
     try:
         async with await WsClient.connect(second.ws_url) as importer:
             await importer.join(second_env.mint(room, "Importer", "keeper"))
-            await importer.send({"type": "admin_import_room", "path": "moving.json"})
+            await importer.send({"type": "admin_import_room", "path": "moving.zip"})
             op = await importer.expect("admin_room_op")
             assert op["action"] == "import" and op["keys"] == 2 and op["media_files"] == 2
         after = await _replay(second, player_key)
@@ -128,7 +128,7 @@ async def table(fresh_env, room):
 
 async def test_a_backup_that_cannot_be_written_changes_nothing(table, room):
     server, keeper_key = table
-    blocker = backup_folder(server.env, room) / ".blocked.json.tmp"
+    blocker = backup_folder(server.env, room) / ".blocked.zip.tmp"
     blocker.mkdir(parents=True)  # where the backup is written first: it cannot land
     before = database_snapshot(server.env)
     async with await WsClient.connect(server.ws_url) as keeper:
@@ -141,7 +141,7 @@ async def test_a_backup_that_cannot_be_written_changes_nothing(table, room):
     assert database_snapshot(server.env) == before
     left = [p for p in (server.env.data_dir / "room_backups").rglob(".*.tmp") if p != blocker]
     assert not left, "no temporary file is left"
-    assert not (blocker.parent / "blocked.json").exists()
+    assert not (blocker.parent / "blocked.zip").exists()
 
 
 async def test_an_import_that_fails_half_way_leaves_nothing_behind(table, room):
@@ -151,18 +151,20 @@ async def test_an_import_that_fails_half_way_leaves_nothing_behind(table, room):
         await keeper.send({"type": "admin_export_room", "room": room, "path": "good"})
         await keeper.expect("admin_room_op")
     folder = backup_folder(server.env, room)
-    document = json.loads((folder / "good.json").read_text())
     # A character the model does not know: it fails after the keys and transcript were written.
-    document["characters"].append({"name": "Broken", "hit_points": 3})
-    (folder / "damaged.json").write_text(json.dumps(document))
+    rewrite_backup(
+        folder / "good.zip",
+        folder / "damaged.zip",
+        lambda document: document["characters"].append({"name": "Broken", "hit_points": 3}),
+    )
     async with await WsClient.connect(server.ws_url) as importer:
         await importer.join(keeper_key)
         before = database_snapshot(server.env)
-        await importer.send({"type": "admin_import_room", "path": "damaged.json"})
+        await importer.send({"type": "admin_import_room", "path": "damaged"})
         error = await importer.expect("admin_error")
     assert error["code"] == "bad_request" and "damaged" in error["message"]
     after = database_snapshot(server.env)
     # The only new row indexes the file copied in; nothing of the damaged import stays.
-    assert "damaged.json" in repr(after.pop("rooms_roombackup"))
+    assert "damaged.zip" in repr(after.pop("rooms_roombackup"))
     before.pop("rooms_roombackup")
     assert after == before

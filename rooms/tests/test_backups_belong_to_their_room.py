@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from loreweaver.testing.backups import backup_document
 from loreweaver.testing.clients import WsClient
 from loreweaver.testing.servers import backup_folder, database_snapshot
 
@@ -34,7 +35,7 @@ async def test_a_keeper_cannot_read_another_rooms_backup(server, room):
     snooper, snooper_key = await _keeper(server, other, "Snooper")
     async with snooper:
         before = database_snapshot(server.env)
-        for name in ("secret-plans", "secret-plans.json", dated):
+        for name in ("secret-plans", "secret-plans.zip", "secret-plans.json", dated):
             await snooper.send({"type": "admin_import_room", "path": name})
             refused = await snooper.expect("admin_error")
             assert refused["code"] == "not_found" and "SENTINEL" not in json.dumps(refused)
@@ -56,12 +57,12 @@ async def test_each_room_names_its_backups_without_touching_another_rooms(server
         await first.expect("admin_room_op")
         await second.send({"type": "admin_export_room", "room": other, "path": "session-1"})
         await second.expect("admin_room_op")
-        ours = backup_folder(server.env, room) / "session-1.json"
-        written = ours.read_text()
+        ours = backup_folder(server.env, room) / "session-1.zip"
+        written = ours.read_bytes()
         await first.send({"type": "admin_export_room", "room": room, "path": "session-1"})
         refused = await first.expect("admin_error")
         await first.say(".save session-1")
         saved = await first.expect("narrative", speaker="system")
-    assert refused["code"] == "bad_request" and "session-1.json" in refused["message"]
-    assert "session-1.json" in saved["text"] and ours.read_text() == written, "an export never overwrites"
-    assert json.loads((backup_folder(server.env, other) / "session-1.json").read_text())["room"] == other
+    assert refused["code"] == "bad_request" and "session-1.zip" in refused["message"]
+    assert "session-1.zip" in saved["text"] and ours.read_bytes() == written, "an export never overwrites"
+    assert backup_document(backup_folder(server.env, other) / "session-1.zip")["room"] == other

@@ -41,7 +41,7 @@ async def test_scheduled_backups_reach_the_bucket_and_restore_on_a_server_that_l
             assert ran.returncode == 0, ran.stderr
             assert "copied to the media storage" in ran.stdout
         (folder,) = (first.data_dir / "room_backups").glob(f"*-{room}")
-        on_disk = sorted(p.name for p in folder.glob("scheduled-*.json"))
+        on_disk = sorted(p.name for p in folder.glob("scheduled-*.zip"))
         in_bucket = [key.rsplit("/", 1)[-1] for key in s3.keys(f"room_backups/{folder.name}/")]
         assert len(on_disk) == 2 and sorted(in_bucket) == on_disk, "rotated in both places"
 
@@ -51,7 +51,7 @@ async def test_scheduled_backups_reach_the_bucket_and_restore_on_a_server_that_l
         assert f"into room {room!r}" in restored.stdout
         assert "The lamp gutters in the crypt." in await _replayed(second, room)
 
-        missing = second.manage("restore_room", "scheduled-19990101-000000-000000.json")
+        missing = second.manage("restore_room", "scheduled-19990101-000000-000000.zip")
         assert missing.returncode != 0 and "no backup called" in missing.stderr
     finally:
         destroy_env(first)

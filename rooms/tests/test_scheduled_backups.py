@@ -28,7 +28,7 @@ def test_three_runs_keep_two_scheduled_backups_per_room_and_the_keepers_own(tmp_
         assert len(scheduled) == 2, names
         assert all((backups.backup_dir() / b.path).is_file() for b in RoomBackup.objects.filter(room=room))
     assert own.is_file(), "a keeper's own backup stays"
-    assert len(list(backups.room_folder(rooms[0]).glob("scheduled-*.json"))) == 2
+    assert len(list(backups.room_folder(rooms[0]).glob("scheduled-*.zip"))) == 2
 
 
 def test_one_room_and_a_bad_keep_are_told_apart(tmp_path, settings):

@@ -6,10 +6,13 @@ never a refused action as done."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
+from loreweaver.testing.backups import backup_document
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry
 from rooms.services import transcript_append
 
@@ -54,8 +57,8 @@ def test_a_reset_writes_a_backup_first_and_the_log_says_so(admin_client, act, st
     assert f"room_backups/{story_room.pk}-mill/before-reset-" in asked
     act("reset_story", story_room, post="yes")
     assert not TranscriptEntry.objects.filter(room=story_room).exists()
-    (safety,) = (data_dir / "room_backups").glob("*-mill/before-reset-*.json")
-    assert "The wheel turns." in safety.read_text()
+    (safety,) = (data_dir / "room_backups").glob("*-mill/before-reset-*.zip")
+    assert "The wheel turns." in json.dumps(backup_document(safety))
     assert any("Reset the story (after the backup before-reset-" in line for line in _logged(story_room))
 
 
@@ -68,8 +71,8 @@ def test_restoring_over_a_live_room_saves_it_first_and_is_logged(admin_client, a
     assert list(TranscriptEntry.objects.filter(room=story_room).values_list("text", flat=True)) == [
         "The wheel turns."
     ]
-    (safety,) = (data_dir / "room_backups").glob("*-mill/before-restore-*.json")
-    assert "A line after the backup." in safety.read_text(), "what was written since is kept"
+    (safety,) = (data_dir / "room_backups").glob("*-mill/before-restore-*.zip")
+    assert "A line after the backup." in json.dumps(backup_document(safety)), "what was written since is kept"
     assert any(
         f"Restored the backup {backup.name}" in line and safety.name in line for line in _logged(story_room)
     )

@@ -4,21 +4,35 @@ delete with a backup first, and the backups folder (download, restore, delete)."
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import shutil
+import zipfile
 
 import pytest
 from django.urls import reverse
 
 from keeper.models import Character
+from loreweaver.testing.backups import backup_document
 from rooms.models import AccessKey, Room, RoomBackup, TranscriptEntry
 from rooms.services import room_get_or_create
 
 pytestmark = pytest.mark.django_db
 
 
+def _streamed(response) -> bytes:
+    """A streamed answer's body, read as the server reads it (an asynchronous iterator)."""
+
+    async def read() -> bytes:
+        return b"".join([piece async for piece in response.streaming_content])
+
+    return asyncio.run(read())
+
+
 def test_exporting_writes_a_backup_that_the_backups_page_lists(admin_client, act, story_room, data_dir):
     page = act("export_backup", story_room).content.decode()
-    files = list((data_dir / "room_backups").glob("*-mill/mill-*.json"))
+    files = list((data_dir / "room_backups").glob("*-mill/mill-*.zip"))
     assert len(files) == 1 and files[0].name in page
     listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
     assert files[0].name in listing and "download" in listing
@@ -39,19 +53,21 @@ def test_deleting_data_backs_up_first(admin_client, act, story_room, data_dir):
     assert AccessKey.objects.filter(room=story_room).exists()
     act("delete_data_with_backup", story_room, post="yes")
     assert not AccessKey.objects.filter(room=story_room).exists()
-    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
-    assert json.loads(backup.read_text())["transcript"][0]["text"] == "The wheel turns."
+    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.zip")
+    assert backup_document(backup)["transcript"][0]["text"] == "The wheel turns."
 
 
 def test_a_backup_downloads_restores_elsewhere_and_is_deleted_after_confirmation(
     admin_client, act, story_room, data_dir
 ):
     act("export_backup", story_room)
-    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
+    (backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.zip")
     (indexed,) = RoomBackup.objects.filter(room=story_room)
     download = admin_client.get(reverse("admin:rooms_room_backup_download", args=[indexed.pk]))
     assert download["Content-Disposition"].startswith("attachment")
-    assert json.loads(b"".join(download.streaming_content))["room"] == "mill"
+    assert int(download["Content-Length"]) == backup.stat().st_size == indexed.size
+    with zipfile.ZipFile(io.BytesIO(_streamed(download))) as archive:
+        assert json.loads(archive.read("backup.json"))["room"] == "mill"
 
     restore_url = reverse("admin:rooms_room_backup_restore", args=[indexed.pk])
     assert "mill" in admin_client.get(restore_url).content.decode()
@@ -83,17 +99,18 @@ def test_the_console_sees_every_rooms_backups_and_adopts_files_copied_in(
     other = room_get_or_create(name="harbour")
     act("export_backup", story_room)
     act("export_backup", other)
-    (mill_backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.json")
-    # A file an earlier version left in the shared folder, and one from elsewhere.
-    (data_dir / "room_backups" / "old-mill.json").write_text(mill_backup.read_text())
-    foreign = json.loads(mill_backup.read_text()) | {"room": "nowhere"}
+    (mill_backup,) = (data_dir / "room_backups").glob("*-mill/mill-*.zip")
+    # A backup copied in from another server, and one an earlier version wrote of a
+    # room this server does not have.
+    shutil.copy(mill_backup, data_dir / "room_backups" / "old-mill.zip")
+    foreign = backup_document(mill_backup) | {"room": "nowhere"}
     (data_dir / "room_backups" / "foreign.json").write_text(json.dumps(foreign))
 
     listing = admin_client.get(reverse("admin:rooms_room_backups")).content.decode()
-    assert "harbour-" in listing and "mill-" in listing and "old-mill.json" in listing
+    assert "harbour-" in listing and "mill-" in listing and "old-mill.zip" in listing
     assert "foreign.json" in listing and "unassigned" in listing
-    adopted = RoomBackup.objects.get(path__endswith="/old-mill.json")
-    assert adopted.room == story_room and (mill_backup.parent / "old-mill.json").exists()
+    adopted = RoomBackup.objects.get(path__endswith="/old-mill.zip")
+    assert adopted.room == story_room and (mill_backup.parent / "old-mill.zip").exists()
     assert RoomBackup.objects.get(path="foreign.json").room is None
 
 

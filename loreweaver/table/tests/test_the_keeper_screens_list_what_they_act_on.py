@@ -6,10 +6,9 @@ Chromium, desktop and phone, en and zh."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from loreweaver.testing.backups import backup_document
 from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
 
 TIMEOUT = 20_000
@@ -53,16 +52,16 @@ def test_backups_are_listed_to_restore_or_download(seat, room, tmp_path):
     dialog.locator("[data-screen=backups]").click()
     dialog.locator(".backups li", has_text=words["empty"]).wait_for()
     dialog.locator("#keeper-body > button").click()  # back up the room now
-    entry = dialog.locator(".backups li").filter(has_text=".json")
+    entry = dialog.locator(".backups li").filter(has_text=".zip")
     entry.wait_for()
     name = entry.locator(".name").inner_text()
     _shoot(page, "backups", language)
 
     with page.expect_download() as download:
         entry.locator("button").nth(1).click()
-    saved = tmp_path / "backup.json"
+    saved = tmp_path / download.value.suggested_filename
     download.value.save_as(saved)
-    assert json.loads(saved.read_text(encoding="utf-8"))["room"] == room
+    assert saved.name == name and backup_document(saved)["room"] == room, "one archive, the document in it"
 
     asked = []
     page.once("dialog", lambda question: (asked.append(question.message), question.accept()))

@@ -54,15 +54,15 @@ async def test_other_turns_are_answered_while_an_export_copies_blobs_and_it_rest
         finally:
             _release(server, "export.stream")
         op = await keeper.expect("admin_room_op", timeout=30)
-        assert op["action"] == "export" and op["path"] == f"{room}-held.json" and op["media_files"] == 2
+        assert op["action"] == "export" and op["path"] == f"{room}-held.zip" and op["media_files"] == 2
 
         await keeper.send({"type": "admin_import_room", "path": f"{room}-held"})
         restored = await keeper.expect("admin_room_op", timeout=30)
         assert restored["action"] == "import" and restored["media_files"] == 2
 
-    archive = backup_folder(server.env, room) / f"{room}-held.media.zip"
+    archive = backup_folder(server.env, room) / f"{room}-held.zip"
     with zipfile.ZipFile(archive) as zipped:
-        assert len(zipped.namelist()) == 2
+        assert len(zipped.namelist()) == 3, "the document and the two blobs"
     async with await WsClient.connect(server.ws_url) as again:
         frames = await again.join(keeper_key)
     lines = [f["text"] for f in frames if f["type"] == "narrative" and f.get("speaker") != "system"]

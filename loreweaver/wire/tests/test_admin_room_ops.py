@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from loreweaver.testing.backups import backup_document
 from loreweaver.testing.clients import IrohClient, WsClient
 from loreweaver.testing.servers import backup_folder
 
@@ -31,12 +32,11 @@ async def test_an_export_writes_a_backup_of_digests_under_room_backups(server, r
     async with keeper:
         await keeper.send({"type": "admin_export_room", "room": room, "path": f"{room}-save"})
         op = await keeper.expect("admin_room_op")
-    assert op["action"] == "export" and op["path"] == f"{room}-save.json" and op["keys"] == 1
+    assert op["action"] == "export" and op["path"] == f"{room}-save.zip" and op["keys"] == 1
     assert op["store_rows"] >= 3 and op["vector_points"] == 0
-    backup = backup_folder(server.env, room) / f"{room}-save.json"
-    document = json.loads(backup.read_text())
+    document = backup_document(backup_folder(server.env, room) / f"{room}-save.zip")
     assert document["format"] == "loreweaver-django-room" and document["version"] == 1
-    assert keeper_key not in backup.read_text(), "keys travel as digests"
+    assert keeper_key not in json.dumps(document), "keys travel as digests"
     assert [line["text"] for line in document["transcript"]] == ["The fog rolls in."]
     assert document["turn_events"][0]["anchor"] == 0
 
@@ -83,17 +83,17 @@ async def test_a_keeper_cannot_restore_another_rooms_backup_on_a_fresh_server(se
     async with keeper:
         await keeper.send({"type": "admin_export_room", "room": room, "path": "moving"})
         await keeper.expect("admin_room_op")
-    backup = (backup_folder(server.env, room) / "moving.json").read_text()
+    backup = (backup_folder(server.env, room) / "moving.zip").read_bytes()
 
     fresh = create_env(tmp_path / "fresh", hosted=server.env.hosted)
     (fresh.data_dir / "room_backups").mkdir()
-    (fresh.data_dir / "room_backups" / "moving.json").write_text(backup)  # the operator copied it in
+    (fresh.data_dir / "room_backups" / "moving.zip").write_bytes(backup)  # the operator copied it in
     other = start_serve(fresh)
     try:
         new_keeper = fresh.mint("new-home", "Keeper2", "keeper")
         async with await WsClient.connect(other.ws_url) as client:
             await client.join(new_keeper)
-            await client.send({"type": "admin_import_room", "path": "moving.json", "room": "new-home"})
+            await client.send({"type": "admin_import_room", "path": "moving.zip", "room": "new-home"})
             refused = await client.expect("admin_error")
         async with await WsClient.connect(other.ws_url) as client:
             frames = await client.join(new_keeper)
@@ -110,8 +110,8 @@ async def test_deleting_room_data_backs_up_first_then_removes_keys_and_story(ser
     async with keeper:
         await keeper.send({"type": "admin_delete_room_data", "room": room, "path": f"{room}-last"})
         op = await keeper.expect("admin_room_op")
-    assert op["action"] == "delete" and op["keys"] == 1 and op["path"] == f"{room}-last.json"
-    backup = json.loads((backup_folder(server.env, room) / f"{room}-last.json").read_text())
+    assert op["action"] == "delete" and op["keys"] == 1 and op["path"] == f"{room}-last.zip"
+    backup = backup_document(backup_folder(server.env, room) / f"{room}-last.zip")
     assert backup["transcript"][0]["text"] == "The fog rolls in."
     async with await WsClient.connect(server.ws_url) as client:
         await client.send({"type": "join", "key": keeper_key})

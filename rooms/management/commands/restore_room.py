@@ -1,8 +1,12 @@
 """`manage.py restore_room BACKUP [--into ROOM]`: restore a room from one of its
 backups, found on this server's disk or, when the disk lost it, in the media storage's
-copy (S3). Restoring over a room that exists first writes a safety backup of it."""
+copy (S3); or from a backup archive anywhere on this machine (one downloaded from
+another server), copied into the backups folder first. Restoring over a room that
+exists first writes a safety backup of it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -11,16 +15,22 @@ from rooms import backups
 
 class Command(BaseCommand):
     help = (
-        "Restore a room from a backup: its file name (scheduled-….json) or its path under "
-        "room_backups/; --into restores it as another room."
+        "Restore a room from a backup: its name (scheduled-…), its path under room_backups/, "
+        "or the path of a backup archive elsewhere on this machine; --into restores it as another room."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("backup", help="the backup's file name, or <room folder>/<file name>")
+        parser.add_argument(
+            "backup", help="the backup's name, <room folder>/<file name>, or the path of a backup archive"
+        )
         parser.add_argument("--into", default="", help="the room to restore into (default: the backup's own)")
 
     def handle(self, *args: object, backup: str, into: str, **options: object) -> None:
         try:
+            outside = Path(backup).expanduser()
+            if "/" in backup and outside.is_file() and backups.backup_dir() not in outside.resolve().parents:
+                backup = backups.bring_in(outside)
+                self.stdout.write(f"{outside} is copied into room_backups/ as {backup}.")
             path = backups.locate(backup)
             safety = backups.safety_backup(into or backups.room_named_in(path), "before-restore")
             room, counts = backups.room_import(path, into or None)
