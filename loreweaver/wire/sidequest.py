@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from base.i18n import _, say
 from keeper.commands import Caller, keeper_refusal
-from loreweaver.wire import coordination
+from loreweaver.wire import sidequest_replay as replays
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (
     Action,
@@ -36,31 +36,28 @@ from loreweaver.wire.protocol.sidequest import (
 )
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
+from loreweaver.wire.sidequest_commands import ClientCommands
 from loreweaver.wire.sidequest_creation import CharacterCreation
 from loreweaver.wire.sidequest_lobby import world_of_game
 from loreweaver.wire.sidequest_table import (
     audio_cue,
     background_of,
-    character_sheet,
     character_state,
     dice_line,
     footnotes,
     guest_seat_allowed,
-    inventory,
     items_depleted,
     items_gained,
-    journal,
     last_lore_id,
-    line_numbers,
     map_update,
     media_link,
     message,
     party_member,
     quest_log,
     quests_completed,
+    quests_opened,
     resources_at_minimum,
     state_delta,
-    unseen,
 )
 from rooms.guests import (
     GuestRefused,
@@ -77,12 +74,6 @@ log = logging.getLogger(__name__)
 _FATAL = ("bad_key", "join_timeout", "too_many_connections")
 
 
-# `/gm` verbs, and the keeper's command each one is (docs/sidequest.md): it is played as
-# the keeper's input, so the room's turn, the rate limit, the chronicle, the hooks and the
-# role as the key gives it now all apply.
-_GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
-
-
 # The client's confrontation messages (a beat, its dice, yielding): the client ends its
 # wait at the NARRATION_END that follows this.
 _UNPLAYABLE_NOTICE = _(
@@ -91,7 +82,7 @@ _UNPLAYABLE_NOTICE = _(
 )
 
 
-class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
+class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
     contract on the client's side.
 
@@ -103,6 +94,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
     """
 
     label = "sidequest"
+    replays_answers = True  # the join's replay also holds the commands' answers to the table
 
     async def connect(self) -> None:
         """Accept, and let the session run the handshake (cap, join deadline)."""
@@ -125,7 +117,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         self.you: dict = {}
         self.backstory = ""  # the viewer's character's background, for its sheet
         self.turn_actor: str | None = None  # whose line the Keeper's turn answers
-        self.last_seen_seq = 0  # the current client's: the last line it has
+        self.own_lines = True  # the join's replay tells my own lines (the page kept none)
         self.seqs: dict[str, int] = {}  # the replayed lines' numbers, by frame id
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
@@ -223,21 +215,6 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
         # VOICE_SIGNAL: nothing this server keeps.
 
-    async def _journal(self, request: JournalRequest) -> None:
-        """`JOURNAL_RESPONSE`. Each request reads the room's lore and chronicle, so it is
-        paced by the member's own input bucket, as a line of play is."""
-        seat = self.session.seat
-        allowed = await coordination.shared().take_tokens(
-            [f"member:{seat.room_id}:{seat.member.member_id}"],
-            burst=settings.TRPG_RATE_BURST,
-            refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
-        )
-        if not allowed:
-            self.session.send_error("rate_limited")
-            return
-        entries = await database_sync_to_async(journal)(seat.room_id, request.category, request.sort_by)
-        await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
-
     async def _connect(self, connect: Connect) -> None:
         if self.connect_sent:
             # The client may send its connect again on the same socket (the contract-era
@@ -265,7 +242,9 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self.close()
             return
         self.connect_sent, self.name = True, connect.player_name.strip()
-        self.last_seen_seq = connect.last_seen_seq
+        self.own_lines = replays.tells_own_lines(
+            game_slug=connect.game_slug, last_seen_given="last_seen_seq" in connect.model_fields_set
+        )
         join: dict = {"type": "join", "key": key, "client": {"name": "sidequest", "version": "1"}}
         if self.name:
             join["name"] = self.name
@@ -314,54 +293,6 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], False
         self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
-        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
-
-    async def _slash(self, text: str) -> None:
-        word, _sep, rest = text[1:].partition(" ")
-        word, rest = word.lower(), rest.strip()
-        character = (self.state or {}).get("character") or {}
-        location = ((self.state or {}).get("scene") or {}).get("name", "")
-        if word == "status":
-            await self._send(message("CHARACTER_SHEET", character_sheet(character)))
-        elif word == "inventory":
-            await self._send(message("INVENTORY", inventory(character)))
-        elif word == "map":
-            await self._send(message("MAP_UPDATE", map_update(location)))
-        elif word == "help":
-            await self._narrate(
-                say(
-                    self.session.locale,
-                    _(
-                        "Commands: /status, /inventory, /map, /save, /help, /tone <axis> <value>; "
-                        "keepers: /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place>, "
-                        "/gm dmg <who> <n>. Dot commands work too: .r 1d20, .help."
-                    ),
-                )
-            )
-        elif word == "tone":
-            await self._narrate("This table has no tone axes; the Keeper follows the story.")
-        elif word == "save":
-            await self._command(".save")
-        elif word == "gm":
-            await self._gm(rest)
-        else:
-            await self._error(f"Unknown command /{word}; /help lists them.")
-
-    async def _gm(self, rest: str) -> None:
-        verb, _sep, argument = rest.partition(" ")
-        template, argument = _GM_COMMANDS.get(verb.lower()), argument.strip()
-        if template is None or not argument:
-            usage = _(
-                "Use /gm set <variable> <value>, /gm spawn <npc>, /gm teleport <place> or /gm dmg <who> <n>."
-            )
-            await self._error(say(self.session.locale, usage))
-            return
-        # Whether the caller is a keeper is the turn's to say, from the key as it is
-        # then; a refusal comes back as the table's answer, and is told as `ERROR`.
-        await self._command(template.format(argument), gm=True)
-
-    async def _command(self, text: str, *, gm: bool = False) -> None:
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
     # --- the table's frames -----------------------------------------------------
@@ -442,8 +373,6 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             if speaker == "player" and frame.get("name") == self.you.get("name"):
                 return  # the commands themselves
         if speaker == "player":
-            if replayed and frame.get("name") == self.you.get("name"):
-                return  # my own lines: the client keeps them itself, as I typed them
             mine = self.mine is not None and frame.get("name") == self.you.get("name")
             if mine and (text == self.mine or self.mine.startswith(".")):
                 self.mine_seen = True  # my own action, echoed: not narrated back to me
@@ -515,6 +444,8 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             await self._send(message("RESOURCE_MIN_REACHED", reached))
         for earned in quests_completed(before, after):
             await self._send(message("ACHIEVEMENT_EARNED", earned))
+        if quests_opened(before, after):
+            await self._tell_quests()
 
     def _delta(self) -> dict:
         """The state delta for a `NARRATION_END`: it carries (and so clears) the items gained."""
@@ -522,24 +453,28 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
         return state_delta(self.state, gained)
 
     async def _replay(self, held: list[dict]) -> None:
-        """The join's replay, told as the live story was: a roll goes at the top of the
-        Keeper's narration that follows it, or (a command's roll) on its own line."""
+        """The join's replay, told as `sidequest_replay.telling` says (my own lines as my
+        actions, a roll where it was told live), then the journal's open quests."""
         self.held = None
+        seat = self.session.seat
+        ids = [f["id"] for f in held if f["type"] == "narrative" and f.get("id")]
+        lines = await database_sync_to_async(replays.story_lines)(ids, seat.member.member_id if seat else "")
         if settings.TRPG_SIDEQUEST_CLIENT == "current":
-            ids = [f["id"] for f in held if f["type"] == "narrative" and f.get("id")]
-            self.seqs = await database_sync_to_async(line_numbers)(ids)
-            held = unseen(held, self.seqs, self.last_seen_seq)
-        for index, frame in enumerate(held):
-            if frame["type"] == "narrative":
+            self.seqs = lines.seqs
+        for how, frame in replays.telling(held, lines.mine, own_lines=self.own_lines):
+            if how == replays.MINE:
+                action = replays.own_action(frame.get("text", ""))
+                seq = await self._seq(frame)
+                await self._send(message("PLAYER_ACTION", action if seq is None else {**action, "seq": seq}))
+            elif how == replays.LINE:
                 await self._narrative(frame, replayed=True)
-            elif frame["type"] == "dice":
-                after = next((f for f in held[index + 1 :] if f["type"] != "dice"), {})
-                if after.get("type") == "narrative" and after.get("speaker") == "kp":
-                    self.rolls.append(dice_line(frame))
-                else:
-                    await self._narrate(dice_line(frame))
+            elif how == replays.ROLL_ON_TOP:
+                self.rolls.append(dice_line(frame))
+            elif how == replays.ROLL:
+                await self._narrate(dice_line(frame))
             else:
                 await self._tell(frame)
+        await self._tell_quests()
 
     async def _greet(self, *, again: bool = False) -> None:
         """The answer to a connect: `ready` for a member with a character, else
@@ -577,7 +512,7 @@ class SideQuestConsumer(CharacterCreation, WebSocketCarrier):
             return None
         if frame["id"] in self.seqs:  # looked up with the join's replay
             return self.seqs[frame["id"]]
-        return (await database_sync_to_async(line_numbers)([frame["id"]])).get(frame["id"])
+        return (await database_sync_to_async(replays.line_numbers)([frame["id"]])).get(frame["id"])
 
     async def _narrate(self, text: str, notes: list[dict] | None = None, seq: int | None = None) -> None:
         payload = {"text": text, "state_delta": state_delta(self.state), "footnotes": notes or []}
