@@ -155,6 +155,8 @@ async def test_a_reload_tells_the_keepers_item_quest_and_character_lines_in_orde
     ]
     places = _in_order(_story(played.reloaded), wanted)
     assert places == sorted(places), _story(played.reloaded)
+    live = [(kind, text) for kind, text in wanted if kind == "told" and not text.startswith("Kay made")]
+    _in_order(_story(played.live), live)  # what the page showed before, creation's line included
     seen = json.dumps(played.live + played.reloaded, ensure_ascii=False)
     assert "Ruth" not in seen and "Silas" not in seen, "a keeper-only quest reaches no player"
 
