@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from base import frames
 from keeper import chronicle, commands
 from keeper.chronicle import is_aside
 from keeper.kp import sample, stage, tools
@@ -40,6 +41,7 @@ class LinePlayed:
     guided: bool = False  # the sample adventure's guided action: set up apart
     reply: commands.CommandReply | None = None
     events: list[TurnEvent] = dataclasses.field(default_factory=list)
+    answer: TurnEvent | None = None  # the reply, kept when the whole table sees it
     entry: TranscriptEntry | None = None  # the stored line of play
     keeper_locale: str = ""  # the room's language, when the Keeper answers the line
     hook_scripts: list[hooks.Script] = dataclasses.field(default_factory=list)
@@ -108,7 +110,7 @@ def _command_played(
     room_id: int, actor: Actor, caller: commands.Caller, text: str, reply: commands.CommandReply
 ) -> LinePlayed:
     events = _record_events(room_id, reply, actor.member_id) if reply.events else []
-    played = LinePlayed(actor, reply=reply, events=events)
+    played = LinePlayed(actor, reply=reply, events=events, answer=record_answer(room_id, reply))
     rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
         played.hook_scripts = pack_services.room_hook_scripts(room_id)
@@ -126,6 +128,26 @@ def _command_played(
         chronicle.record(room_id, chronicle.Turn(actor.name, line, said, told, [], hidden_rolls=hidden))
     played.settled = reply.follow_up is None and not reply.media
     return played
+
+
+def record_answer(room_id: int, reply: commands.CommandReply) -> TurnEvent | None:
+    """A command's answer to the whole table (`.inv give`, `.quest add`, `.coc`), kept as
+    an event of its turn, after its rolls, as it is shown live: a SideQuest client's
+    reloaded page is told it again (`rooms.selectors.replay_for`). None for a reply only
+    the caller sees, which is never kept."""
+    if reply.private or not reply.text:
+        return None
+    line = frames.narrative(services.new_frame_id(), Speaker.SYSTEM, reply.text)
+    return services.turn_event_record(room=Room(pk=room_id), frame=line)
+
+
+def finish_follow_up(
+    room_id: int, work: commands.FollowUp, fetched: object
+) -> tuple[commands.CommandReply, TurnEvent | None]:
+    """A command's slow work done (`FollowUp.finish` with what came back): its reply,
+    and its answer kept as `record_answer` keeps one."""
+    reply = work.finish(fetched)
+    return reply, record_answer(room_id, reply)
 
 
 def _store_line(room_id: int, actor: Actor, text: str, *, bot: bool) -> TranscriptEntry:

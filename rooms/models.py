@@ -202,7 +202,8 @@ class Audience(models.TextChoices):
 
 
 class TurnEvent(models.Model):
-    """A frame a turn produced besides its story line (a dice roll, an NPC's line).
+    """A frame a turn produced besides its story line (a dice roll, an NPC's line, a
+    command's answer to the whole table).
 
     Each event is anchored to the transcript entry it followed live, so a join replay
     puts it back in the same place. `anchor` is empty for events recorded before the
@@ -233,6 +234,12 @@ class TurnEvent(models.Model):
         if self.audience == Audience.EVERYONE:
             return True
         return is_keeper or (bool(self.member_id) and self.member_id == member_id)
+
+    @property
+    def is_answer(self) -> bool:
+        """Whether this is a command's answer to the whole table (`.inv give`, `.quest
+        add`, `.coc`): a system line, kept for the carriers that replay it."""
+        return self.frame.get("type") == "narrative" and self.frame.get("speaker") == Speaker.SYSTEM
 
 
 class RoomBackup(models.Model):

@@ -29,13 +29,17 @@ class Replay:
         self.rows.append(row)
 
 
-def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None = None) -> Replay:
+def replay_for(
+    *, room: Room, member_id: str, is_keeper: bool, limit: int | None = None, answers: bool = False
+) -> Replay:
     """The last `limit` story lines of `room`, each followed by the events it anchored
     (the rest of a join's replay is the media library's: `media_store.selectors`).
 
-    Events the viewer may not see (keeper-only rolls) are left out. Events recorded
-    before the room's first line are replayed first, when the window reaches back to
-    the beginning of the room.
+    Events the viewer may not see (keeper-only rolls) are left out, and so are the
+    commands' answers to the table unless `answers` (the loreweaver replay is the story
+    lanes, the dice and the NPCs' lines; a SideQuest client, whose reloaded page keeps
+    nothing, is told the answers too). Events recorded before the room's first line are
+    replayed first, when the window reaches back to the beginning of the room.
     """
     limit = settings.TRPG_REPLAY_ENTRIES if limit is None else limit
     entries = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:limit])
@@ -55,7 +59,9 @@ def replay_for(*, room: Room, member_id: str, is_keeper: bool, limit: int | None
 
     def add_events(anchor_id: int | None) -> None:
         for event in by_anchor.get(anchor_id, []):
-            if event.visible_to(member_id=member_id, is_keeper=is_keeper):
+            if event.visible_to(member_id=member_id, is_keeper=is_keeper) and (
+                answers or not event.is_answer
+            ):
                 replay.add(event.frame, ("event", event.id))
 
     add_events(None)

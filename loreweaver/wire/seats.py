@@ -151,10 +151,13 @@ def encode(frame: dict) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
-def join_replay(room_id: int, member_id: str, is_keeper: bool) -> selectors.Replay:
-    """What a joiner is shown before its state: the story, then the media library."""
-    replay = selectors.replay_for(room=Room(pk=room_id), member_id=member_id, is_keeper=is_keeper)
-    for frame, row in media_replay(room_id):
+def join_replay(seat: Seat, *, answers: bool = False) -> selectors.Replay:
+    """What `seat` is shown before its state: the story (with the commands' answers to
+    the table when `answers`), then the media library."""
+    replay = selectors.replay_for(
+        room=Room(pk=seat.room_id), member_id=seat.member.member_id, is_keeper=seat.is_keeper, answers=answers
+    )
+    for frame, row in media_replay(seat.room_id):
         replay.add(frame, row)
     return replay
 

@@ -428,7 +428,8 @@ class SessionCore:
         await self.current_seat()  # an expired key is gone: the connection closes with bad_key
 
     async def _replay(self, seat: Seat) -> selectors.Replay:
-        return await database_sync_to_async(join_replay)(seat.room_id, seat.member.member_id, seat.is_keeper)
+        answers = getattr(self.carrier, "replays_answers", False)  # SideQuest's page keeps nothing
+        return await database_sync_to_async(join_replay)(seat, answers=answers)
 
     def _show(self, replay: selectors.Replay) -> None:
         """Send the replay's frames this connection has not been shown yet."""

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from base.i18n import _, say
 from keeper.commands import Caller, keeper_refusal
-from loreweaver.wire import coordination
+from loreweaver.wire import sidequest_replay as replays
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (
     Action,
@@ -36,7 +36,7 @@ from loreweaver.wire.protocol.sidequest import (
 )
 from loreweaver.wire.seats import log_failure
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
-from loreweaver.wire.sidequest_commands import SlashCommands
+from loreweaver.wire.sidequest_commands import ClientCommands
 from loreweaver.wire.sidequest_creation import CharacterCreation
 from loreweaver.wire.sidequest_lobby import world_of_game
 from loreweaver.wire.sidequest_table import (
@@ -48,18 +48,16 @@ from loreweaver.wire.sidequest_table import (
     guest_seat_allowed,
     items_depleted,
     items_gained,
-    journal,
     last_lore_id,
-    line_numbers,
     map_update,
     media_link,
     message,
     party_member,
     quest_log,
     quests_completed,
+    quests_opened,
     resources_at_minimum,
     state_delta,
-    unseen,
 )
 from rooms.guests import (
     GuestRefused,
@@ -84,7 +82,7 @@ _UNPLAYABLE_NOTICE = _(
 )
 
 
-class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
+class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
     contract on the client's side.
 
@@ -96,6 +94,7 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
     """
 
     label = "sidequest"
+    replays_answers = True  # the join's replay also holds the commands' answers to the table
 
     async def connect(self) -> None:
         """Accept, and let the session run the handshake (cap, join deadline)."""
@@ -118,7 +117,7 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
         self.you: dict = {}
         self.backstory = ""  # the viewer's character's background, for its sheet
         self.turn_actor: str | None = None  # whose line the Keeper's turn answers
-        self.last_seen_seq = 0  # the current client's: the last line it has
+        self.own_lines = True  # the join's replay tells my own lines (the page kept none)
         self.seqs: dict[str, int] = {}  # the replayed lines' numbers, by frame id
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
@@ -216,21 +215,6 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
             await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
         # VOICE_SIGNAL: nothing this server keeps.
 
-    async def _journal(self, request: JournalRequest) -> None:
-        """`JOURNAL_RESPONSE`. Each request reads the room's lore and chronicle, so it is
-        paced by the member's own input bucket, as a line of play is."""
-        seat = self.session.seat
-        allowed = await coordination.shared().take_tokens(
-            [f"member:{seat.room_id}:{seat.member.member_id}"],
-            burst=settings.TRPG_RATE_BURST,
-            refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
-        )
-        if not allowed:
-            self.session.send_error("rate_limited")
-            return
-        entries = await database_sync_to_async(journal)(seat.room_id, request.category, request.sort_by)
-        await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
-
     async def _connect(self, connect: Connect) -> None:
         if self.connect_sent:
             # The client may send its connect again on the same socket (the contract-era
@@ -258,7 +242,9 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
             await self.close()
             return
         self.connect_sent, self.name = True, connect.player_name.strip()
-        self.last_seen_seq = connect.last_seen_seq
+        self.own_lines = replays.tells_own_lines(
+            game_slug=connect.game_slug, last_seen_given="last_seen_seq" in connect.model_fields_set
+        )
         join: dict = {"type": "join", "key": key, "client": {"name": "sidequest", "version": "1"}}
         if self.name:
             join["name"] = self.name
@@ -387,8 +373,6 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
             if speaker == "player" and frame.get("name") == self.you.get("name"):
                 return  # the commands themselves
         if speaker == "player":
-            if replayed and frame.get("name") == self.you.get("name"):
-                return  # my own lines: the client keeps them itself, as I typed them
             mine = self.mine is not None and frame.get("name") == self.you.get("name")
             if mine and (text == self.mine or self.mine.startswith(".")):
                 self.mine_seen = True  # my own action, echoed: not narrated back to me
@@ -460,6 +444,8 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
             await self._send(message("RESOURCE_MIN_REACHED", reached))
         for earned in quests_completed(before, after):
             await self._send(message("ACHIEVEMENT_EARNED", earned))
+        if quests_opened(before, after):
+            await self._tell_quests()
 
     def _delta(self) -> dict:
         """The state delta for a `NARRATION_END`: it carries (and so clears) the items gained."""
@@ -467,24 +453,28 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
         return state_delta(self.state, gained)
 
     async def _replay(self, held: list[dict]) -> None:
-        """The join's replay, told as the live story was: a roll goes at the top of the
-        Keeper's narration that follows it, or (a command's roll) on its own line."""
+        """The join's replay, told as `sidequest_replay.telling` says (my own lines as my
+        actions, a roll where it was told live), then the journal's open quests."""
         self.held = None
+        seat = self.session.seat
+        ids = [f["id"] for f in held if f["type"] == "narrative" and f.get("id")]
+        lines = await database_sync_to_async(replays.story_lines)(ids, seat.member.member_id if seat else "")
         if settings.TRPG_SIDEQUEST_CLIENT == "current":
-            ids = [f["id"] for f in held if f["type"] == "narrative" and f.get("id")]
-            self.seqs = await database_sync_to_async(line_numbers)(ids)
-            held = unseen(held, self.seqs, self.last_seen_seq)
-        for index, frame in enumerate(held):
-            if frame["type"] == "narrative":
+            self.seqs = lines.seqs
+        for how, frame in replays.telling(held, lines.mine, own_lines=self.own_lines):
+            if how == replays.MINE:
+                action = replays.own_action(frame.get("text", ""))
+                seq = await self._seq(frame)
+                await self._send(message("PLAYER_ACTION", action if seq is None else {**action, "seq": seq}))
+            elif how == replays.LINE:
                 await self._narrative(frame, replayed=True)
-            elif frame["type"] == "dice":
-                after = next((f for f in held[index + 1 :] if f["type"] != "dice"), {})
-                if after.get("type") == "narrative" and after.get("speaker") == "kp":
-                    self.rolls.append(dice_line(frame))
-                else:
-                    await self._narrate(dice_line(frame))
+            elif how == replays.ROLL_ON_TOP:
+                self.rolls.append(dice_line(frame))
+            elif how == replays.ROLL:
+                await self._narrate(dice_line(frame))
             else:
                 await self._tell(frame)
+        await self._tell_quests()
 
     async def _greet(self, *, again: bool = False) -> None:
         """The answer to a connect: `ready` for a member with a character, else
@@ -522,7 +512,7 @@ class SideQuestConsumer(CharacterCreation, SlashCommands, WebSocketCarrier):
             return None
         if frame["id"] in self.seqs:  # looked up with the join's replay
             return self.seqs[frame["id"]]
-        return (await database_sync_to_async(line_numbers)([frame["id"]])).get(frame["id"])
+        return (await database_sync_to_async(replays.line_numbers)([frame["id"]])).get(frame["id"])
 
     async def _narrate(self, text: str, notes: list[dict] | None = None, seq: int | None = None) -> None:
         payload = {"text": text, "state_delta": state_delta(self.state), "footnotes": notes or []}

@@ -1,22 +1,29 @@
-"""The SideQuest client's slash commands (docs/sidequest.md, "Playing"): `/status`,
-`/inventory` and `/map` answered from the last state, `/help`, `/tone`, and `/save` and
-`/gm` played as the member's input, so the room's turn, the rate limit and the role the
-key gives now all apply. A mixin of `SideQuestConsumer`, which holds the state it reads
-(`state`, `session`) and the ways it answers (`_send`, `_narrate`, `_error`)."""
+"""The SideQuest client's commands (docs/sidequest.md, "Playing"): its slash commands
+(`/status`, `/inventory`, `/map`, `/help`, `/save`, `/gm ...`, the last two played as
+the table's own commands) and its journal, asked for or told unasked. A mixin of
+`SideQuestConsumer`, which holds the state it reads (`state`, `session`) and the ways
+it answers (`_send`, `_narrate`, `_error`)."""
 
 from __future__ import annotations
 
 import json
 
-from base.i18n import _, say
-from loreweaver.wire.sidequest_table import character_sheet, inventory, map_update, message
+from channels.db import database_sync_to_async
+from django.conf import settings
 
-# `/gm` verbs, and the keeper's command each one is: a keeper's input like any other.
+from base.i18n import _, say
+from loreweaver.wire import coordination
+from loreweaver.wire.protocol.sidequest import JournalRequest
+from loreweaver.wire.sidequest_table import character_sheet, inventory, journal, map_update, message
+
+# `/gm` verbs, and the keeper's command each one is (docs/sidequest.md): it is played as
+# the keeper's input, so the room's turn, the rate limit, the chronicle, the hooks and the
+# role as the key gives it now all apply.
 _GM_COMMANDS = {"set": ".var set {}", "spawn": ".npc add {} | |", "teleport": ".scene {}", "dmg": ".dmg {}"}
 
 
-class SlashCommands:
-    """The slash-command half of the SideQuest carrier."""
+class ClientCommands:
+    """The commands half of the SideQuest carrier."""
 
     async def _slash(self, text: str) -> None:
         word, _sep, rest = text[1:].partition(" ")
@@ -65,3 +72,28 @@ class SlashCommands:
     async def _command(self, text: str, *, gm: bool = False) -> None:
         self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
+
+    async def _journal(self, request: JournalRequest) -> None:
+        """`JOURNAL_RESPONSE`. Each request reads the room's lore and chronicle, so it is
+        paced by the member's own input bucket, as a line of play is."""
+        seat = self.session.seat
+        allowed = await coordination.shared().take_tokens(
+            [f"member:{seat.room_id}:{seat.member.member_id}"],
+            burst=settings.TRPG_RATE_BURST,
+            refill_seconds=settings.TRPG_RATE_REFILL_SECONDS,
+        )
+        if not allowed:
+            self.session.send_error("rate_limited")
+            return
+        entries = await database_sync_to_async(journal)(seat.room_id, request.category, request.sort_by)
+        await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))
+
+    async def _tell_quests(self) -> None:
+        """The journal's open quests, unasked: neither client generation has a quest panel
+        or asks for its journal when a page loads, and both show the entries of any
+        `JOURNAL_RESPONSE`."""
+        if self.session.seat is None:
+            return
+        entries = await database_sync_to_async(journal)(self.session.seat.room_id, "Quest", "time")
+        if entries:
+            await self._send(message("JOURNAL_RESPONSE", {"entries": entries}))

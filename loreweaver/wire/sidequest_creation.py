@@ -103,6 +103,8 @@ class CharacterCreation:
             "backstory": answers.get("backstory", ""),
         }
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
+        # The table's line for it (what the others saw, and what a reloaded page is told).
+        await self._narrate(told[0])
 
     async def _creation_step(self) -> None:
         """The scene creation is at, or the confirmation once every scene is answered."""

@@ -6,6 +6,7 @@ state delta read off a loreweaver `state`."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -14,11 +15,11 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from keeper import characters, lore
-from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, TableSettings
+from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, Quest, TableSettings
 from keeper.rules.packs import catalog
 from loreweaver.wire import coordination
 from media_store import services as media_services
-from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room, TranscriptEntry
+from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room
 
 
 def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
@@ -103,26 +104,36 @@ JOURNAL_CATEGORIES = ("Lore", "Place", "Person", "Quest", "Ability")
 
 def journal(room_id: int, category: str | None, sort_by: str) -> list[dict]:
     """`JOURNAL_RESPONSE` entries: what the party knows, as a player may see it. The
-    room's lore for everyone (never a keeper-only fact) and the places the story has
-    been, each with the turn it was learned at; one category when asked, newest
-    first, grouped by category for `sort_by: "category"`."""
+    room's lore for everyone (never a keeper-only fact), the places the story has
+    been and the open quests (never a keeper-only one: neither client generation has
+    a quest panel, its journal shows them), each with the turn it was learned at; one
+    category when asked, newest first, grouped by category for `sort_by: "category"`."""
     # The turns the table saw: a hidden roll's is the keepers' alone and moves no number.
     seen = ChronicleEntry.objects.filter(room_id=room_id).exclude(UNSEEN_BY_THE_TABLE)
     turns = list(seen.order_by("id").values("scene", "created_at"))
+
+    def learned(moment: datetime) -> int:
+        return sum(1 for turn in turns if turn["created_at"] <= moment)
+
     entries: list[dict] = []
-    for entry in LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE):
-        learned = sum(1 for turn in turns if turn["created_at"] <= entry.created_at)
-        entries.append(
-            _fact(f"lore-{entry.id}", f"{entry.title}: {entry.content}", "Lore", "Discovery", learned)
-        )
-    places: dict[str, int] = {}
-    for number, turn in enumerate(turns, start=1):
-        if turn["scene"]:
-            places.setdefault(turn["scene"], number)
-    for index, (place, learned) in enumerate(places.items()):
-        entries.append(_fact(f"place-{index}", place, "Place", "Observation", learned))
-    if category:
-        entries = [entry for entry in entries if entry["category"] == category]
+    if category in (None, "Lore"):
+        for entry in LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE):
+            content = f"{entry.title}: {entry.content}"
+            entries.append(_fact(f"lore-{entry.id}", content, "Lore", "Discovery", learned(entry.created_at)))
+    if category in (None, "Place"):
+        places: dict[str, int] = {}
+        for number, turn in enumerate(turns, start=1):
+            if turn["scene"]:
+                places.setdefault(turn["scene"], number)
+        for index, (place, turn_number) in enumerate(places.items()):
+            entries.append(_fact(f"place-{index}", place, "Place", "Observation", turn_number))
+    if category in (None, "Quest"):
+        pursued = Quest.objects.filter(room_id=room_id, secret=False, status=Quest.Status.IN_PROGRESS)
+        for quest in pursued.order_by("id"):
+            content = f"{quest.name}: {quest.description}" if quest.description else quest.name
+            entries.append(
+                _fact(f"quest-{quest.id}", content, "Quest", "Dialogue", learned(quest.created_at))
+            )
     entries.sort(key=lambda entry: -entry["learned_turn"])  # newest first, stable within a turn
     if sort_by == "category":
         entries.sort(key=lambda entry: JOURNAL_CATEGORIES.index(entry["category"]))
@@ -344,6 +355,20 @@ def resources_at_minimum(before: dict, after: dict) -> list[dict]:
     return reached
 
 
+def _open_quests(state: dict) -> set[str]:
+    return {
+        quest["name"]
+        for quest in state.get("quests") or []
+        if quest["status"] == "in_progress" and not quest.get("secret")
+    }
+
+
+def quests_opened(before: dict, after: dict) -> bool:
+    """Whether a quest the players see was opened (or opened again) between two states
+    of one viewer: the journal's quests are told anew."""
+    return bool(_open_quests(after) - _open_quests(before))
+
+
 def quests_completed(before: dict, after: dict) -> list[dict]:
     """`ACHIEVEMENT_EARNED` payloads: the quests the viewer sees that were completed."""
     done_before = {name for name, status in quest_log(before).items() if status == "completed"}
@@ -439,38 +464,3 @@ def audio_cue(frame: dict) -> dict:
     if frame.get("volume") is not None:
         cue["volume"] = frame["volume"]
     return cue
-
-
-def line_numbers(frame_ids: list[str]) -> dict[str, int]:
-    """The story lines' numbers (their transcript ids, rising), by frame id."""
-    if not frame_ids:
-        return {}
-    return dict(TranscriptEntry.objects.filter(frame_id__in=frame_ids).values_list("frame_id", "id"))
-
-
-RECENT_LINES = 5  # told again at a connect that has seen everything, for a reloaded page
-
-
-def unseen(held: list[dict], seqs: dict[str, int], last_seen: int) -> list[dict]:
-    """The join's replay past the line `last_seen` (each narrative with the rolls just
-    before it). When nothing in it is new, the last few lines all the same: a reloaded
-    page cleared its story, and the client drops what it already shows by `seq`."""
-    if not last_seen:
-        return held
-    units, unit = [], []
-    for frame in held:
-        unit.append(frame)
-        if frame["type"] != "dice":
-            units.append(unit)
-            unit = []
-    if unit:
-        units.append(unit)
-
-    def told(group: list[dict]) -> int | None:
-        return seqs.get(group[-1].get("id", "")) if group[-1]["type"] == "narrative" else None
-
-    fresh = [group for group in units if (told(group) or last_seen + 1) > last_seen]
-    if not any(told(group) for group in fresh):
-        numbered = [index for index, group in enumerate(units) if told(group)]
-        fresh = units[numbered[-RECENT_LINES] :] if len(numbered) >= RECENT_LINES else units
-    return [frame for group in fresh for frame in group]

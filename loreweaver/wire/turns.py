@@ -24,7 +24,7 @@ from keeper import chronicle, commands
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import model_for_room, offline_keeper_plays
 from keeper.kp.turn import KpTurn, run_kp_turn
-from keeper.turns import LinePlayed, play_line, public_rolls
+from keeper.turns import LinePlayed, finish_follow_up, play_line, public_rolls
 from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
@@ -32,7 +32,7 @@ from media_store.models import MediaItem
 from packs import hooks
 from packs import services as pack_services
 from rooms import selectors, services
-from rooms.models import Audience, Room, Speaker
+from rooms.models import Audience, Room, Speaker, TurnEvent
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +61,12 @@ def play_in_database(
     return played, hub.take_snapshot(context.room_id) if played.settled else None
 
 
-async def _answer_command(
-    context: TurnContext, text: str, reply: commands.CommandReply, events: list, batch: hub.Batch
-) -> None:
+async def _answer_command(context: TurnContext, text: str, played: LinePlayed, batch: hub.Batch) -> None:
+    assert played.reply is not None
     # A command's echo is the caller's alone: its arguments (an API key, say) never
     # reach the room or the transcript.
-    context.send_private(_line(Speaker.PLAYER, reply.echo or text, name=context.member.name))
-    for event in events:
+    context.send_private(_line(Speaker.PLAYER, played.reply.echo or text, name=context.member.name))
+    for event in played.events:
         await hub.publish(
             context.room_id,
             event.frame,
@@ -76,13 +75,16 @@ async def _answer_command(
             row=("event", event.id),
             into=batch,
         )
-    await _answer(context, reply, batch)
+    await _answer(context, played.reply, batch, played.answer)
 
 
-async def _answer(context: TurnContext, reply: commands.CommandReply, batch: hub.Batch) -> None:
-    """A command's reply: its live frames, the media it stored, its text. Room frames
-    gather in `batch`; it is sent first whenever something goes out another way, so
-    every member sees the turn in order."""
+async def _answer(
+    context: TurnContext, reply: commands.CommandReply, batch: hub.Batch, kept: TurnEvent | None = None
+) -> None:
+    """A command's reply: its live frames, the media it stored, its text (the line
+    `kept` when the whole table sees it). Room frames gather in `batch`; it is sent
+    first whenever something goes out another way, so every member sees the turn in
+    order."""
     for frame in reply.live:
         await hub.publish(context.room_id, frame, into=batch)
     if reply.panels_changed:
@@ -92,12 +94,13 @@ async def _answer(context: TurnContext, reply: commands.CommandReply, batch: hub
     for item_id in reply.media:
         item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
         await media_channel.announce(context.room_id, item)
-    answer = _line(Speaker.SYSTEM, reply.text)
-    if reply.private:
+    if kept is not None:
+        await hub.publish(context.room_id, kept.frame, row=("event", kept.id), into=batch)
+    elif reply.private:
         await hub.flush(context.room_id, batch)
-        context.send_private(answer)
+        context.send_private(_line(Speaker.SYSTEM, reply.text))
     else:
-        await hub.publish(context.room_id, answer, into=batch)
+        await hub.publish(context.room_id, _line(Speaker.SYSTEM, reply.text), into=batch)
 
 
 async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
@@ -108,9 +111,9 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     except Exception as failure:
         log.warning("room=%s a command's follow-up failed: %s", context.room_id, failure)
         fetched = failure
-    reply = await database_sync_to_async(work.finish)(fetched)
+    reply, kept = await database_sync_to_async(finish_follow_up)(context.room_id, work, fetched)
     batch: hub.Batch = []
-    await _answer(context, reply, batch)
+    await _answer(context, reply, batch, kept)
     await hub.publish_state_refresh(context.room_id, into=batch)
     await hub.flush(context.room_id, batch)
 
@@ -344,7 +347,7 @@ async def run_input(context: TurnContext, text: str) -> None:
         batch: hub.Batch = []
         try:
             if played.reply is not None:
-                await _answer_command(context, text, played.reply, played.events, batch)
+                await _answer_command(context, text, played, batch)
                 follow_up = played.reply.follow_up
                 if played.hook_scripts:
                     said = [] if played.reply.private else [played.reply.text]

@@ -24,7 +24,8 @@ class Connect(_Strict):
     genre: _Name = ""
     world: _Name = ""
     key: Annotated[str, StringConstraints(max_length=256)] | None = None
-    # The current client names its game by slug, and the last `seq` it has seen.
+    # The current client names its game by slug; a freshly loaded page's connect also
+    # names the last `seq` it has seen (whether it is given is what the carrier reads).
     game_slug: Annotated[str, StringConstraints(max_length=128)] | None = None
     last_seen_seq: int = Field(default=0, ge=0)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 import websockets
@@ -21,6 +23,18 @@ def ws_url(server: Any, key: str | None = None) -> str:
     """The server's SideQuest endpoint (`?key=` when given)."""
     url = server.ws_url.rstrip("/") + "/ws"
     return url + (f"?key={key}" if key else "")
+
+
+def http_json(server: Any, path: str, body: dict | None = None) -> tuple[int, dict]:
+    """(status, JSON) of a GET, or of a JSON POST as the current client's lobby sends it."""
+    url = server.ws_url.replace("ws://", "http://").rstrip("/") + path
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
 
 
 class Browser:
@@ -84,6 +98,24 @@ class SideQuestClient:
         if key is not None:
             payload["key"] = key
         await self.send("SESSION_EVENT", payload)
+
+    async def connect_by_slug(self, slug: str, name: str, last_seen_seq: int | None) -> None:
+        """The current client's connect (sidequest-ui ffa5a44): by the game's slug; only
+        the first connect of a freshly loaded page names the last `seq` it has seen."""
+        payload: dict = {"event": "connect", "game_slug": slug, "player_name": name}
+        if last_seen_seq is not None:
+            payload["last_seen_seq"] = last_seen_seq
+        await self.send_raw(json.dumps({"type": "SESSION_EVENT", "payload": payload, "player_id": name}))
+
+    async def make_character(self, name: str, origin: str = "A ferry pilot.") -> None:
+        """Answer the creation scenes as both clients do (a name, a choice by its 1-based
+        index, where they come from) and confirm with "1"; back once it is made."""
+        await self.expect("CHARACTER_CREATION", scene_index=0)
+        for choice in (name, "1", origin):
+            await self.send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
+        await self.expect("CHARACTER_CREATION", phase="confirmation")
+        await self.send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "1"})
+        await self.expect("CHARACTER_CREATION", phase="complete")
 
     async def act(self, action: str) -> None:
         await self.send("PLAYER_ACTION", {"action": action})

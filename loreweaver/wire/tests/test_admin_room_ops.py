@@ -38,7 +38,10 @@ async def test_an_export_writes_a_backup_of_digests_under_room_backups(server, r
     assert document["format"] == "loreweaver-django-room" and document["version"] == 1
     assert keeper_key not in json.dumps(document), "keys travel as digests"
     assert [line["text"] for line in document["transcript"]] == ["The fog rolls in."]
-    assert document["turn_events"][0]["anchor"] == 0
+    events = document["turn_events"]
+    assert next(e for e in events if e["frame"]["type"] == "dice")["anchor"] == 0, "the roll after line 0"
+    made = next(e for e in events if e["frame"].get("text", "").startswith("Keeper made Walter"))
+    assert made["anchor"] is None, "a command's answer to the table, before the first line"
 
 
 @pytest.mark.parametrize(

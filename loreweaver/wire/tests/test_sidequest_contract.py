@@ -338,6 +338,8 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
         await client.send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "Yes"})
         character = (await client.expect("CHARACTER_CREATION", phase="complete"))["character"]
         assert character["name"] == "Sam Reyes" and character["hp"] > 0
+        made = await client.expect("NARRATION")  # the table's line for it, as the others saw it
+        assert made["text"].startswith("Sam made Sam Reyes:")
         await settle(pip)
         await pip.say(".st")  # the same character a loreweaver client reads
         await pip.expect("narrative", speaker="system")
