@@ -100,9 +100,17 @@ def save(arguments: str, caller: Caller) -> CommandReply:
                 if missing.code != "not_found":
                     raise
                 return CommandReply(caller.say(_("No checkpoint called {n}."), n=name.strip()))
-            backups.room_import(path, room.name)
+            restored = backups.room_restore(path, room.name)
+            undo = backups.backup_label(restored.safety) if restored.safety else ""
             return CommandReply(
-                caller.say(_("Checkpoint {n} is loaded."), n=path.name),
+                caller.say(
+                    _(
+                        "Checkpoint {n} is loaded. The game as it was is saved as {undo}: "
+                        ".save load {undo} brings it back."
+                    ),
+                    n=backups.backup_label(path),
+                    undo=undo,
+                ),
                 private=False,
             )
         path = backups.new_backup_path(room, arguments.strip() or None)

@@ -328,18 +328,47 @@ def export_in_worker(
     return _on_a_backup_thread(export)
 
 
-def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCounts]:
+@dataclass(frozen=True)
+class Restored:
+    """A restore done: the room, what came back, and the backup of the room as it was
+    before (None when there was no such room), which undoes it."""
+
+    room: Room
+    counts: RoomCounts
+    safety: Path | None
+
+
+def room_restore(path: Path, room_name: str | None = None) -> Restored:
+    """Every door's restore (a keeper's frame, `.save load`, the console, `manage.py
+    restore_room`): first the room as it is, as a backup named `before-restore-<time>`,
+    then the backup's room over it (`room_import`). The members are told which backup
+    came back and which one undoes it."""
+    safety = safety_backup(room_name or room_named_in(path), "before-restore")
+    told = {"restored": backup_label(path), "undo": backup_label(safety) if safety else ""}
+    room, counts = room_import(path, room_name, told=told)
+    return Restored(room, counts, safety)
+
+
+def backup_label(path: Path) -> str:
+    """The name a keeper knows a backup by: its file name without the archive's suffix."""
+    return path.name.removesuffix(SUFFIX).removesuffix(EARLIER_SUFFIX)
+
+
+def room_import(
+    path: Path, room_name: str | None = None, *, told: dict[str, str] | None = None
+) -> tuple[Room, RoomCounts]:
     """Restore a backup file (an archive, or an earlier version's `.json` document with
     its media archive beside it), into `room_name` if given (remapped), all or nothing.
 
     The room's story, characters, module and media are replaced by the backup's;
     keys whose digest already exists stay where they are. The archive's members are
     read one at a time, each blob checked against its hash. Members are told once it
-    is committed (`room_story_replaced`).
+    is committed (`room_story_replaced`, with `told`). Every door restores through
+    `room_restore`, which backs the room up first.
     """
     try:
         with open_backup(path) as (document, archive):
-            return _restore(path, document, archive, room_name)
+            return _restore(path, document, archive, room_name, told or {})
     except FileNotFoundError:
         raise BackupError("not_found", f"no backup called {path.name}") from None
     except ArchiveError as exc:
@@ -349,7 +378,7 @@ def room_import(path: Path, room_name: str | None = None) -> tuple[Room, RoomCou
 
 
 def _restore(
-    path: Path, document: dict, archive: zipfile.ZipFile | None, room_name: str | None
+    path: Path, document: dict, archive: zipfile.ZipFile | None, room_name: str | None, told: dict[str, str]
 ) -> tuple[Room, RoomCounts]:
     if document.get("format") != FORMAT or document.get("version") != VERSION:
         raise BackupError("bad_request", f"{path.name} is not a version {VERSION} room backup")
@@ -364,7 +393,7 @@ def _restore(
             _clear(room, "all")  # what it deleted is not what the restore reports
             for part in PARTS:
                 counts += part.restore(room, document, restoring)
-            room_story_replaced.send(sender=Room, room_id=room.pk)
+            room_story_replaced.send(sender=Room, room_id=room.pk, told=told)
     except (KeyError, TypeError, IndexError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         for step in restoring.undo:  # nothing of a failed import stays behind
             step()
@@ -416,7 +445,7 @@ def room_delete_data(room: Room, *, backup: Path | None) -> RoomCounts:
         room_export(room, backup)
     with transaction.atomic():
         counts = _clear(room, "delete")
-        room_story_replaced.send(sender=Room, room_id=room.pk)
+        room_story_replaced.send(sender=Room, room_id=room.pk, told={"deleted": "yes"})
     return counts
 
 
@@ -429,7 +458,7 @@ def room_reset(room: Room, scope: str) -> RoomCounts:
         raise BackupError("bad_request", f"a reset's scope is story, chars or all, not {scope!r}")
     with transaction.atomic():
         counts = _clear(room, scope)
-        room_story_replaced.send(sender=Room, room_id=room.pk)
+        room_story_replaced.send(sender=Room, room_id=room.pk, told={"reset": scope})
     return counts
 
 

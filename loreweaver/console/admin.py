@@ -373,7 +373,10 @@ class RoomAdmin(ReadOnlyAdmin):
                 request,
                 "backup_confirm.html",
                 f"Restore {backup.name}?",
-                question=f"Restore {backup.name}? The story of the room it goes into is replaced.",
+                question=(
+                    f"Restore {backup.name}? The story of the room it goes into is replaced. The room as "
+                    "it is now is saved first as before-restore-<date>-<time>: restore that to undo this."
+                ),
                 verb="restore",
                 restoring=True,
                 original_room=original,
@@ -384,7 +387,7 @@ class RoomAdmin(ReadOnlyAdmin):
         except (OSError, backups.BackupError, services.KeyAdminError) as exc:
             messages.error(request, f"{backup.name} was not restored: {exc}")
             return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
-        before = f" (the room as it was is saved as {safety.name})" if safety else ""
+        before = f" (the room as it was is saved as {safety.name}: restore it to undo this)" if safety else ""
         self.log_change(request, room, f"Restored the backup {backup.name}{before}.")
         messages.success(
             request,

@@ -84,10 +84,8 @@ def restore(backup: RoomBackup, room_name: str) -> tuple[Room, backups.RoomCount
     """Restore a backup, into `room_name` when given (any room: the operator may
     restore one room's backup into another), all or nothing; a room that exists is
     backed up first (that backup is returned, else None)."""
-    document = backups.backup_file(backup)
-    safety = backups.safety_backup(room_name or backups.room_named_in(document), "before-restore")
-    room, counts = backups.room_import(document, room_name or None)
-    return room, counts, safety
+    restored = backups.room_restore(backups.backup_file(backup), room_name or None)
+    return restored.room, restored.counts, restored.safety
 
 
 def delete_room(room: Room, backup: Path) -> None:

@@ -197,8 +197,10 @@ def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict:
         if exc.code != "not_found":
             raise
         return admin.error("not_found", "no_backup", name=frame.path)
-    _room, counts = backups.room_import(path, admin.room_name)
-    return _room_op("import", admin.room_name, counts, path=_relative(path))
+    restored = backups.room_restore(path, admin.room_name)
+    # `safety_backup` (additive) names the backup of the game as it was, which undoes this.
+    safety = backups.backup_label(restored.safety) if restored.safety else None
+    return _room_op("import", admin.room_name, restored.counts, path=_relative(path), safety_backup=safety)
 
 
 def _delete_room_data(frame: inbound.AdminDeleteRoomData, admin: Admin) -> dict:

@@ -32,12 +32,15 @@ class Command(BaseCommand):
                 backup = backups.bring_in(outside)
                 self.stdout.write(f"{outside} is copied into room_backups/ as {backup}.")
             path = backups.locate(backup)
-            safety = backups.safety_backup(into or backups.room_named_in(path), "before-restore")
-            room, counts = backups.room_import(path, into or None)
+            restored = backups.room_restore(path, into or None)
         except backups.BackupError as refused:
             raise CommandError(str(refused)) from None
+        room, counts, safety = restored.room, restored.counts, restored.safety
         if safety is not None:
-            self.stdout.write(f"The room as it was is saved as {safety.name}.")
+            self.stdout.write(
+                f"The room as it was is saved as {safety.name}; restore it to undo this "
+                f"(manage.py restore_room {safety.name})."
+            )
         self.stdout.write(
             f"Restored {path.name} into room {room.name!r}: {counts.store_rows} rows, "
             f"{counts.media_files} media files, {counts.keys} keys."

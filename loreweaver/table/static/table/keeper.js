@@ -78,7 +78,9 @@ export class KeeperScreens {
       case "admin_skills": if (this.current === "skills") this.skills(frame); return true;
       case "admin_rules": if (this.current === "rules") this.rules(frame); return true;
       case "admin_room_op":
-        this.status.textContent = t(`room-op-${frame.action}`, { path: frame.path ?? "", rows: frame.store_rows ?? 0 });
+        this.status.textContent = t(`room-op-${frame.action}`, {
+          path: frame.path ?? "", rows: frame.store_rows ?? 0, undo: frame.safety_backup ?? "",
+        });
         if (this.current === "backups") this.backups();
         return true;
       case "ui_manifest": if (this.current === "panels") this.panels(); return false; // a pack turned on or off
