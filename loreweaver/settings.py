@@ -97,6 +97,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "loreweaver.ops.headers.security_headers",
+    # A view that found no free database connection in time answers 503 (and loading
+    # it closes each request's connections as the request ends).
+    "loreweaver.ops.database.DatabaseBusy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The console speaks the operator's browser's language (English or Chinese).
@@ -141,13 +144,30 @@ TEMPLATES = [
 # --- Database --------------------------------------------------------------------
 
 DATABASE_URL = _host.database_url
-# Connections are kept between queries (the server's worker thread reuses its own);
-# health checks replace one the database dropped.
-_CONN_MAX_AGE = _table.db_conn_max_age
+# A thread that lives long (the process's database thread, the backup and readiness
+# threads, the main thread after startup) keeps its SQLite connection for ten minutes at
+# a time; a request's is closed when the request ends (loreweaver/ops/database.py), as
+# its thread ends with it. Health checks replace a connection the database dropped.
+_SQLITE_CONN_MAX_AGE = 600
 if DATABASE_URL:
-    DATABASES = {
-        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True)
-    }
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Postgres: a pool per process (base/database/), TRPG_DB__POOL_SIZE connections at
+        # most; each request and each call on the database thread takes one and gives it
+        # back (Django pools only with CONN_MAX_AGE=0). One connection stays open while
+        # the process idles; those above it are closed once unused for TRPG_DB__POOL_IDLE
+        # seconds, one at a time. A request that finds none free within
+        # TRPG_DB__POOL_TIMEOUT seconds fails (HTTP 503, `server_error` on the wire).
+        DATABASES["default"].update(ENGINE="base.database", CONN_MAX_AGE=0)
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "name": "loreweaver",
+            "min_size": 1,
+            "max_size": _table.db.pool_size,
+            "timeout": _table.db.pool_timeout,
+            "max_idle": _table.db.pool_idle,
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = _SQLITE_CONN_MAX_AGE
 else:
     DATABASES = {
         "default": {
@@ -160,7 +180,7 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
             },
-            "CONN_MAX_AGE": _CONN_MAX_AGE,
+            "CONN_MAX_AGE": _SQLITE_CONN_MAX_AGE,
             "CONN_HEALTH_CHECKS": True,
         }
     }
@@ -377,6 +397,9 @@ LOGGING = {
         "django.channels.server": {"level": "WARNING"},
         # One line per model call is noise; failures are logged by the Keeper's turn.
         "httpx": {"level": "WARNING"},
+        # The pool logs every connection it hands out; its warnings (a connection found
+        # broken and replaced) stay.
+        "psycopg.pool": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
         "openai": {"level": "WARNING"},
     },

@@ -25,7 +25,7 @@ from concurrent.futures import TimeoutError as CheckTimeout
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.db.migrations.executor import MigrationExecutor
 
 from loreweaver.ops import metrics as metrics_page
@@ -99,6 +99,19 @@ WARNINGS: dict[str, Callable[[], str]] = {"backups": _backups}
 _pool = ThreadPoolExecutor(max_workers=len(CHECKS) + len(WARNINGS), thread_name_prefix="readyz")
 
 
+def _giving_back(check: Callable[[], str]) -> Callable[[], str]:
+    """`check`, then its thread's database connection given back to the pool (hosted;
+    the long-lived check thread keeps its SQLite one), however the check ended."""
+
+    def run() -> str:
+        try:
+            return check()
+        finally:
+            close_old_connections()
+
+    return run
+
+
 def readiness_for(*, trusted: bool) -> tuple[int, dict]:
     """The `/readyz` answer for a caller: the whole of it for a trusted one (loopback or
     the metrics token), else only the status and the names of what is down."""
@@ -111,7 +124,7 @@ def readiness_for(*, trusted: bool) -> tuple[int, dict]:
 def readiness() -> tuple[int, dict]:
     """Run every check now: the `/readyz` answer, its HTTP status and body."""
     started = time.monotonic()
-    running = {name: _pool.submit(check) for name, check in {**CHECKS, **WARNINGS}.items()}
+    running = {name: _pool.submit(_giving_back(check)) for name, check in {**CHECKS, **WARNINGS}.items()}
     checks, down, warnings = {}, [], []
     for name, future in running.items():
         troubled = warnings if name in WARNINGS else down

@@ -8,6 +8,7 @@ import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
 from django.utils.module_loading import import_string
 
 from loreweaver.wire import deploy, hub, self_update, shutdown
@@ -45,6 +46,8 @@ class Command(BaseCommand):
             bind=settings.TRPG_IROH_BIND,
             join_timeout=settings.TRPG_JOIN_TIMEOUT,
         )
+        # The startup's database work is done: its connection goes back to the pool.
+        close_old_connections()
         tune_garbage_collection()
         asyncio.run(self._serve(carrier))
         # Stopped for an update (`admin_update_server`): start again on the new code.
