@@ -97,9 +97,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "loreweaver.ops.headers.security_headers",
-    # A view that found no free database connection in time answers 503 (and loading
-    # it closes each request's connections as the request ends).
-    "loreweaver.ops.database.DatabaseBusy",
+    # A view that found no free database connection in time answers 503.
+    "loreweaver.ops.http_threads.DatabaseBusy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The console speaks the operator's browser's language (English or Chinese).
@@ -144,26 +143,29 @@ TEMPLATES = [
 # --- Database --------------------------------------------------------------------
 
 DATABASE_URL = _host.database_url
-# A thread that lives long (the process's database thread, the backup and readiness
-# threads, the main thread after startup) keeps its SQLite connection for ten minutes at
-# a time; a request's is closed when the request ends (loreweaver/ops/database.py), as
-# its thread ends with it. Health checks replace a connection the database dropped.
+# Hosted, each process's pool holds at most this many Postgres connections; Django's
+# HTTP requests run on half as many threads, on both profiles (loreweaver/ops/http_threads.py).
+TRPG_DB_POOL_SIZE = _table.db.pool_size
+TRPG_DB_POOL_TIMEOUT = _table.db.pool_timeout
+# Threads that live long (the database thread, the HTTP request threads, the backup
+# threads, the main thread after startup) keep their SQLite connection for ten minutes
+# at a time. Health checks replace a connection the database dropped.
 _SQLITE_CONN_MAX_AGE = 600
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # Postgres: a pool per process (base/database/), TRPG_DB__POOL_SIZE connections at
-        # most; each request and each call on the database thread takes one and gives it
-        # back (Django pools only with CONN_MAX_AGE=0). One connection stays open while
-        # the process idles; those above it are closed once unused for TRPG_DB__POOL_IDLE
-        # seconds, one at a time. A request that finds none free within
-        # TRPG_DB__POOL_TIMEOUT seconds fails (HTTP 503, `server_error` on the wire).
+        # Postgres: a pool per process (base/database/); each request and each call on
+        # the database thread takes a connection and gives it back (Django pools only
+        # with CONN_MAX_AGE=0). One connection stays open while the process idles; those
+        # above it are closed once unused for TRPG_DB__POOL_IDLE seconds, one at a time.
+        # A request that finds none free within TRPG_DB__POOL_TIMEOUT seconds fails
+        # (HTTP 503, `server_error` on the wire).
         DATABASES["default"].update(ENGINE="base.database", CONN_MAX_AGE=0)
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "name": "loreweaver",
             "min_size": 1,
-            "max_size": _table.db.pool_size,
-            "timeout": _table.db.pool_timeout,
+            "max_size": TRPG_DB_POOL_SIZE,
+            "timeout": TRPG_DB_POOL_TIMEOUT,
             "max_idle": _table.db.pool_idle,
         }
     else:

@@ -2,9 +2,9 @@
 
 Hosted (Postgres), Django's connections come from a pool per process (`base.py` here,
 `ENGINE = "base.database"`), at most `TRPG_DB__POOL_SIZE` of them, each given back at
-the end of every request and every call on the database thread. Embedded (SQLite),
-the long-lived threads keep their connection and a request's closes with it
-(`loreweaver/ops/database.py`). `connection_numbers` tells `/metrics` what is held.
+the end of every HTTP request and every call on the database thread. Embedded (SQLite),
+each long-lived thread keeps its own, and HTTP requests run on a few such threads
+(`loreweaver/ops/http_threads.py`). `connection_numbers` tells `/metrics` what is held.
 """
 
 from __future__ import annotations

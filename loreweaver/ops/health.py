@@ -25,7 +25,7 @@ from concurrent.futures import TimeoutError as CheckTimeout
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import close_old_connections, connection
+from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 
 from loreweaver.ops import metrics as metrics_page
@@ -100,14 +100,15 @@ _pool = ThreadPoolExecutor(max_workers=len(CHECKS) + len(WARNINGS), thread_name_
 
 
 def _giving_back(check: Callable[[], str]) -> Callable[[], str]:
-    """`check`, then its thread's database connection given back to the pool (hosted;
-    the long-lived check thread keeps its SQLite one), however the check ended."""
+    """`check`, then the connection it used closed (hosted: given back to the pool),
+    however the check ended: any of the checking threads may run the next one, and
+    none of them keeps a connection between checks."""
 
     def run() -> str:
         try:
             return check()
         finally:
-            close_old_connections()
+            connections.close_all()
 
     return run
 
