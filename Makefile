@@ -61,6 +61,7 @@ bench: $(DEV)
 	$(PY) bench/export.py
 	$(PY) bench/capacity.py
 	$(PY) bench/probes.py
+	$(PY) bench/connections.py
 	$(PY) bench/soak.py
 
 bench-quick: $(DEV)
@@ -72,6 +73,7 @@ bench-quick: $(DEV)
 	$(PY) bench/media.py --quick
 	$(PY) bench/export.py --quick
 	$(PY) bench/probes.py --quick
+	$(PY) bench/connections.py --quick
 	$(PY) bench/soak.py --quick
 	$(PY) bench/capacity.py --quick
 
