@@ -207,8 +207,8 @@ READINESS = Readiness()
 
 def health_first(django_http: Callable) -> Callable:
     """An ASGI app that answers `/healthz` and `/readyz` itself and hands every other
-    request to `django_http`: probes never wait for (nor hold) the thread that Django's
-    views and the table's database work share."""
+    request to `django_http`: probes never wait for (nor hold) the threads of Django's
+    views (`http_threads.py`) or the thread of the table's database work."""
 
     async def app(scope: dict, receive: Callable, send: Callable) -> None:
         path = scope.get("path", "")
