@@ -176,7 +176,9 @@ class HooksEnv(BaseModel):
 
 
 class DbEnv(BaseModel):
-    """`TRPG_DB__*`: the hosted profile's pool of Postgres connections, per process."""
+    """`TRPG_DB__*`: database connections per process: the hosted pool's size (and half
+    as many HTTP request threads, on both profiles), how long a request waits for a free
+    one, how long an unused one beyond the first stays open."""
 
     pool_size: Annotated[Whole, Field(ge=1)] = 10
     pool_timeout: Annotated[Number, Field(ge=0.1)] = 10.0

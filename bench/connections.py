@@ -27,8 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import percentile
-from loreweaver.testing.clients import WsClient
+from bench.common import percentile, rolls
 from loreweaver.testing.http_load import WEB_REQUESTS, connections_held, highest, load, settled
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 
@@ -36,19 +35,6 @@ AT_ONCE = 50
 # Pooled connections above the first close one per TRPG_DB__POOL_IDLE (60 s by
 # default); a shorter one here shows them close within the run (hosted).
 POOL_IDLE = "2"
-
-
-async def _rolls(url: str, key: str, until: threading.Event | None, count: int) -> list[float]:
-    """Round trips of `.r 1d6`: `count` of them, or as many as fit until `until` is set."""
-    async with await WsClient.connect(url) as member:
-        await member.join(key)
-        times: list[float] = []
-        while (until is None and len(times) < count) or (until is not None and not until.is_set()):
-            started = time.perf_counter()
-            await member.say(".r 1d6")
-            await member.expect("dice", timeout=60)
-            times.append(time.perf_counter() - started)
-        return times
 
 
 def main() -> None:
@@ -63,7 +49,7 @@ def main() -> None:
             key = env.mint("rolling", "Roller")
             base = server.ws_url.replace("ws://", "http://").rstrip("/")
             held = partial(connections_held, server)
-            quiet = asyncio.run(_rolls(server.ws_url, key, None, 100))
+            quiet = asyncio.run(rolls(server.ws_url, key, 100))
             at_start = held()
             done, answers = threading.Event(), Counter()
 
@@ -77,7 +63,7 @@ def main() -> None:
                 started = time.monotonic()
                 sender = threading.Thread(target=flood)
                 sender.start()
-                loaded = asyncio.run(_rolls(server.ws_url, key, done, 0))
+                loaded = asyncio.run(rolls(server.ws_url, key, until=done))
                 sender.join()
                 seconds = time.monotonic() - started
             right_after = held()

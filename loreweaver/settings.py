@@ -154,12 +154,13 @@ _SQLITE_CONN_MAX_AGE = 600
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # Postgres: a pool per process (base/database/); each request and each call on
-        # the database thread takes a connection and gives it back (Django pools only
-        # with CONN_MAX_AGE=0). One connection stays open while the process idles; those
-        # above it are closed once unused for TRPG_DB__POOL_IDLE seconds, one at a time.
-        # A request that finds none free within TRPG_DB__POOL_TIMEOUT seconds fails
-        # (HTTP 503, `server_error` on the wire).
+        # Postgres: a pool per process (base/database/); each HTTP request, backup and
+        # readiness check takes a connection and gives it back (Django pools only with
+        # CONN_MAX_AGE=0), and the database thread keeps the one it takes
+        # (loreweaver/wire/process.py). One connection stays open while the process
+        # idles; those above it are closed once unused for TRPG_DB__POOL_IDLE seconds,
+        # one at a time. A request that finds none free within TRPG_DB__POOL_TIMEOUT
+        # seconds fails (HTTP 503, `server_error` on the wire).
         DATABASES["default"].update(ENGINE="base.database", CONN_MAX_AGE=0)
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "name": "loreweaver",

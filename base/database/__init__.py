@@ -2,7 +2,8 @@
 
 Hosted (Postgres), Django's connections come from a pool per process (`base.py` here,
 `ENGINE = "base.database"`), at most `TRPG_DB__POOL_SIZE` of them, each given back at
-the end of every HTTP request and every call on the database thread. Embedded (SQLite),
+the end of every HTTP request, backup and readiness check; the process's database
+thread keeps the one it took (`keep_connection_on_this_thread`). Embedded (SQLite),
 each long-lived thread keeps its own, and HTTP requests run on a few such threads
 (`loreweaver/ops/http_threads.py`). `connection_numbers` tells `/metrics` what is held.
 """
@@ -10,9 +11,25 @@ each long-lived thread keeps its own, and HTTP requests run on a few such thread
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, connections
+
+_thread = threading.local()
+
+
+def keep_connection_on_this_thread() -> None:
+    """From now on this thread keeps the pooled connection it takes, checking it with a
+    query at the start of each call instead of taking one from the pool and giving it
+    back each time: for the process's database thread, which runs one call at a time for
+    as long as the process lives, and makes most of its calls."""
+    _thread.keeps_its_connection = True
+
+
+def keeps_its_connection() -> bool:
+    """Whether this thread keeps its pooled connection between calls."""
+    return getattr(_thread, "keeps_its_connection", False)
 
 
 @dataclass(frozen=True)
