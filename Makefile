@@ -63,6 +63,7 @@ bench: $(DEV)
 	$(PY) bench/capacity.py
 	$(PY) bench/probes.py
 	$(PY) bench/strangers.py
+	$(PY) bench/connections.py
 	$(PY) bench/soak.py
 
 bench-quick: $(DEV)
@@ -76,6 +77,7 @@ bench-quick: $(DEV)
 	$(PY) bench/archive.py --quick
 	$(PY) bench/probes.py --quick
 	$(PY) bench/strangers.py --quick
+	$(PY) bench/connections.py --quick
 	$(PY) bench/soak.py --quick
 	$(PY) bench/capacity.py --quick
 

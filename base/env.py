@@ -176,6 +176,16 @@ class HooksEnv(BaseModel):
     time_limit: Annotated[Number, Field(ge=0.01)] = 0.5
 
 
+class DbEnv(BaseModel):
+    """`TRPG_DB__*`: database connections per process: the hosted pool's size (and half
+    as many HTTP request threads, on both profiles), how long a request waits for a free
+    one, how long an unused one beyond the first stays open."""
+
+    pool_size: Annotated[Whole, Field(ge=1)] = 10
+    pool_timeout: Annotated[Number, Field(ge=0.1)] = 10.0
+    pool_idle: Annotated[Number, Field(ge=0.1)] = 60.0
+
+
 class IrohEnv(BaseModel):
     """`TRPG_IROH__*`: the Iroh endpoint and its sidecar's health port."""
 
@@ -252,7 +262,6 @@ class TableEnv(_Env):
     model_config = SettingsConfigDict(env_prefix="TRPG_")
 
     data_dir: Directory = None
-    db_conn_max_age: Annotated[Whole, Field(ge=0)] = 600
     redis_prefix: Text = "lw"
     behind_tls_proxy: Flag = False
     metrics_token: Text = ""
@@ -275,6 +284,7 @@ class TableEnv(_Env):
     replay: ReplayEnv = ReplayEnv()
     packs: PacksEnv = PacksEnv()
     hooks: HooksEnv = HooksEnv()
+    db: DbEnv = DbEnv()
     iroh: IrohEnv = IrohEnv()
     media: MediaEnv = MediaEnv()
     llm: LlmEnv = LlmEnv()

@@ -4,7 +4,11 @@ layers, so every part of the server can count what it does."""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from collections.abc import Iterator
+
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 CONNECTIONS = Gauge("loreweaver_connections", "Open connections, by carrier", ["carrier"])
 MEMBERS = Gauge("loreweaver_joined_members", "Connections that joined a room, by carrier", ["carrier"])
@@ -46,3 +50,44 @@ BACKUP_LAST_FAILED = Gauge(
     "loreweaver_backup_last_run_failed", "1 when the last backup_rooms run failed for a room, else 0"
 )
 BACKUP_LAST_ROOMS = Gauge("loreweaver_backup_last_run_rooms", "Rooms the last backup_rooms run backed up")
+
+# The database connections this process holds, read when scraped (base/database/).
+DB_CONNECTION_TIMEOUTS = Counter(
+    "loreweaver_db_connection_timeouts_total",
+    "Requests that found no free database connection within TRPG_DB__POOL_TIMEOUT (hosted)",
+)
+
+
+class _DatabaseConnections(Collector):
+    """The pool's numbers (hosted) or the SQLite file's open handles (embedded), as
+    they are at each scrape; a number the profile cannot tell is left out."""
+
+    def describe(self) -> list:
+        return []  # registered without a first collection (settings may not be read yet)
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from base.database import connection_numbers  # reads Django's connections
+
+        numbers = connection_numbers()
+        shown = {
+            "loreweaver_db_connections": (
+                numbers.open,
+                "Database connections this process holds open (hosted: its pool, idle or "
+                "in use; embedded: open handles on the SQLite file)",
+            ),
+            "loreweaver_db_connections_in_use": (numbers.in_use, "Pooled connections in use now (hosted)"),
+            "loreweaver_db_connections_max": (
+                numbers.most,
+                "The most connections this process's pool may hold (TRPG_DB__POOL_SIZE, hosted)",
+            ),
+            "loreweaver_db_connection_waiting": (
+                numbers.waiting,
+                "Requests waiting for a free database connection now (hosted)",
+            ),
+        }
+        for name, (value, documentation) in shown.items():
+            if value is not None:
+                yield GaugeMetricFamily(name, documentation, value=value)
+
+
+REGISTRY.register(_DatabaseConnections())

@@ -1,5 +1,6 @@
 """What the benchmarks share: percentiles, CPU accounting of every process involved,
-another revision's checkout to run side by side, and a profiler to run a server under.
+another revision's checkout to run side by side, a profiler to run a server under, and
+a member rolling dice beside a load.
 """
 
 from __future__ import annotations
@@ -9,11 +10,15 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
 import psutil
+
+from loreweaver.testing.clients import WsClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,6 +29,20 @@ def percentile(values: list[float], share: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def rolls(url: str, key: str, count: int = 0, until: threading.Event | None = None) -> list[float]:
+    """A member's `.r 1d6` round trips (input to its `dice` frame), in seconds: `count`
+    of them, or as many as fit until `until` is set."""
+    async with await WsClient.connect(url) as member:
+        await member.join(key)
+        times: list[float] = []
+        while not until.is_set() if until is not None else len(times) < count:
+            started = time.perf_counter()
+            await member.say(".r 1d6")
+            await member.expect("dice", timeout=60)
+            times.append(time.perf_counter() - started)
+        return times
 
 
 def _cpu_seconds(process: psutil.Process) -> float:

@@ -24,8 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import percentile
-from loreweaver.testing.clients import WsClient
+from bench.common import percentile, rolls
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
 
 RATES = {"/readyz": 100, "/healthz": 250}  # probes per second
@@ -54,22 +53,10 @@ def _flood(base: str, stop: threading.Event, sent: dict[str, int]) -> None:
             time.sleep(0.005)
 
 
-async def _rolls(url: str, key: str, count: int) -> list[float]:
-    async with await WsClient.connect(url) as member:
-        await member.join(key)
-        times = []
-        for _ in range(count):
-            started = time.perf_counter()
-            await member.say(".r 1d6")
-            await member.expect("dice", timeout=30)
-            times.append(time.perf_counter() - started)
-        return times
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
-    rolls = 100 if parser.parse_args().quick else 600
+    count = 100 if parser.parse_args().quick else 600
 
     with tempfile.TemporaryDirectory() as folder:
         env = create_env(Path(folder), hosted=hosted_profile())
@@ -77,13 +64,13 @@ def main() -> None:
         try:
             key = env.mint("probed", "Roller")
             base = server.ws_url.replace("ws://", "http://").rstrip("/")
-            quiet = asyncio.run(_rolls(server.ws_url, key, rolls))
+            quiet = asyncio.run(rolls(server.ws_url, key, count))
             stop, sent = threading.Event(), dict.fromkeys(RATES, 0)
             flood = threading.Thread(target=_flood, args=(base, stop, sent))
             flood.start()
             flood_started = time.monotonic()
             try:
-                probed = asyncio.run(_rolls(server.ws_url, key, rolls))
+                probed = asyncio.run(rolls(server.ws_url, key, count))
             finally:
                 stop.set()
                 flood.join()
@@ -93,7 +80,7 @@ def main() -> None:
             destroy_env(env)
 
     profile = "hosted (Postgres + Redis)" if hosted_profile() else "embedded (SQLite, in-process bus)"
-    print(f"probes: {rolls} rolls of one member, profile {profile}")
+    print(f"probes: {count} rolls of one member, profile {profile}")
     rates = ", ".join(f"{path} {count / seconds:.0f}/s" for path, count in sent.items())
     for label, values in (("quiet", quiet), (f"probed ({rates})", probed)):
         print(

@@ -5,10 +5,10 @@ proxy, the client's own address throughout."""
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "loreweaver.settings")
-django_http = get_asgi_application()
+django.setup(set_prefix=False)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
@@ -16,8 +16,12 @@ from django.urls import path  # noqa: E402
 from loreweaver.ops.bodies import bounded_bodies  # noqa: E402
 from loreweaver.ops.forwarded import forwarded_for  # noqa: E402
 from loreweaver.ops.health import health_first  # noqa: E402
+from loreweaver.ops.http_threads import ThreadedASGIHandler, request_threads  # noqa: E402
 from loreweaver.wire.consumers import TableConsumer  # noqa: E402
 from loreweaver.wire.sidequest import SideQuestConsumer  # noqa: E402
+
+# Django's requests on a few long-lived threads, not one new thread each.
+django_http = ThreadedASGIHandler(request_threads())
 
 application = forwarded_for(
     ProtocolTypeRouter(

@@ -97,6 +97,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "loreweaver.ops.headers.security_headers",
+    # A view that found no free database connection in time answers 503.
+    "loreweaver.ops.http_threads.DatabaseBusy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The console speaks the operator's browser's language (English or Chinese).
@@ -141,13 +143,34 @@ TEMPLATES = [
 # --- Database --------------------------------------------------------------------
 
 DATABASE_URL = _host.database_url
-# Connections are kept between queries (the server's worker thread reuses its own);
-# health checks replace one the database dropped.
-_CONN_MAX_AGE = _table.db_conn_max_age
+# Hosted, each process's pool holds at most this many Postgres connections; Django's
+# HTTP requests run on half as many threads, on both profiles (loreweaver/ops/http_threads.py).
+TRPG_DB_POOL_SIZE = _table.db.pool_size
+TRPG_DB_POOL_TIMEOUT = _table.db.pool_timeout
+# Threads that live long (the database thread, the HTTP request threads, the backup
+# threads, the main thread after startup) keep their SQLite connection for ten minutes
+# at a time. Health checks replace a connection the database dropped.
+_SQLITE_CONN_MAX_AGE = 600
 if DATABASE_URL:
-    DATABASES = {
-        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True)
-    }
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Postgres: a pool per process (base/database/); each HTTP request, backup and
+        # readiness check takes a connection and gives it back (Django pools only with
+        # CONN_MAX_AGE=0), and the database thread keeps the one it takes
+        # (loreweaver/wire/process.py). One connection stays open while the process
+        # idles; those above it are closed once unused for TRPG_DB__POOL_IDLE seconds,
+        # one at a time. A request that finds none free within TRPG_DB__POOL_TIMEOUT
+        # seconds fails (HTTP 503, `server_error` on the wire).
+        DATABASES["default"].update(ENGINE="base.database", CONN_MAX_AGE=0)
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "name": "loreweaver",
+            "min_size": 1,
+            "max_size": TRPG_DB_POOL_SIZE,
+            "timeout": TRPG_DB_POOL_TIMEOUT,
+            "max_idle": _table.db.pool_idle,
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = _SQLITE_CONN_MAX_AGE
 else:
     DATABASES = {
         "default": {
@@ -160,7 +183,7 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
             },
-            "CONN_MAX_AGE": _CONN_MAX_AGE,
+            "CONN_MAX_AGE": _SQLITE_CONN_MAX_AGE,
             "CONN_HEALTH_CHECKS": True,
         }
     }
@@ -388,6 +411,9 @@ LOGGING = {
         "django.channels.server": {"level": "WARNING"},
         # One line per model call is noise; failures are logged by the Keeper's turn.
         "httpx": {"level": "WARNING"},
+        # The pool logs every connection it hands out; its warnings (a connection found
+        # broken and replaced) stay.
+        "psycopg.pool": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
         "openai": {"level": "WARNING"},
     },

@@ -287,8 +287,8 @@ def room_export(room: Room, path: Path) -> RoomCounts:
 # A backup thread's CPU priority below the turns' threads (Linux niceness is per
 # thread): the blob copy takes what the turns leave over.
 BACKGROUND_NICE = 10
-# Backups run on a few long-lived threads with database connections that stay open
-# (opening one costs a Postgres backend's start, felt by every room's turn at once).
+# Backups run on a few long-lived threads: each backup takes a connection (hosted: from
+# the process's pool, so no Postgres backend starts for it) and gives it back when done.
 BACKUP_THREADS = 2
 
 
@@ -307,7 +307,10 @@ def _on_a_backup_thread(work: Callable[[], T]) -> T:
 
     def run() -> T:
         close_old_connections()  # one the database dropped, or too old, is opened again
-        return work()
+        try:
+            return work()
+        finally:
+            close_old_connections()  # hosted: back to the pool (SQLite's stays with the thread)
 
     return _backup_threads.submit(run).result()
 

@@ -26,7 +26,7 @@ from concurrent.futures import TimeoutError as CheckTimeout
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import connection
+from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 
 from loreweaver.ops import metrics as metrics_page
@@ -100,6 +100,20 @@ WARNINGS: dict[str, Callable[[], str]] = {"backups": _backups}
 _pool = ThreadPoolExecutor(max_workers=len(CHECKS) + len(WARNINGS), thread_name_prefix="readyz")
 
 
+def _giving_back(check: Callable[[], str]) -> Callable[[], str]:
+    """`check`, then the connection it used closed (hosted: given back to the pool),
+    however the check ended: any of the checking threads may run the next one, and
+    none of them keeps a connection between checks."""
+
+    def run() -> str:
+        try:
+            return check()
+        finally:
+            connections.close_all()
+
+    return run
+
+
 def readiness_for(*, trusted: bool) -> tuple[int, dict]:
     """The `/readyz` answer for a caller: the whole of it for a trusted one (an address
     of `TRPG_METRICS_ALLOWED`, or the metrics token), else only the status and the
@@ -113,7 +127,7 @@ def readiness_for(*, trusted: bool) -> tuple[int, dict]:
 def readiness() -> tuple[int, dict]:
     """Run every check now: the `/readyz` answer, its HTTP status and body."""
     started = time.monotonic()
-    running = {name: _pool.submit(check) for name, check in {**CHECKS, **WARNINGS}.items()}
+    running = {name: _pool.submit(_giving_back(check)) for name, check in {**CHECKS, **WARNINGS}.items()}
     checks, down, warnings = {}, [], []
     for name, future in running.items():
         troubled = warnings if name in WARNINGS else down
@@ -195,8 +209,8 @@ READINESS = Readiness()
 
 def health_first(django_http: Callable) -> Callable:
     """An ASGI app that answers `/healthz` and `/readyz` itself and hands every other
-    request to `django_http`: probes never wait for (nor hold) the thread that Django's
-    views and the table's database work share."""
+    request to `django_http`: probes never wait for (nor hold) the threads of Django's
+    views (`http_threads.py`) or the thread of the table's database work."""
 
     async def app(scope: dict, receive: Callable, send: Callable) -> None:
         path = scope.get("path", "")

@@ -9,6 +9,7 @@ import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from django.db import connections
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from loreweaver.ops import health
@@ -25,7 +26,14 @@ class _Answers(BaseHTTPRequestHandler):
         log.debug("health port: " + format, *args)
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
+        try:
+            self._answer(self.path.split("?", 1)[0])
+        finally:
+            # Each request has a thread of its own, which ends now: a connection it
+            # opened (`/metrics` reads the last backup) would outlive it.
+            connections.close_all()
+
+    def _answer(self, path: str) -> None:
         if path == "/healthz":
             self._json(200, {"status": "ok"})
         elif path == "/readyz":

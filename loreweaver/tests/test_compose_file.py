@@ -169,3 +169,12 @@ def test_every_image_is_pinned_to_a_release():
         assert re.fullmatch(r"\d+\.\d+(\.\d+)?(-[\w.]+)?|RELEASE\.[\w.-]+", tag), f"{name}: {image} floats"
     base = re.search(r"^FROM (\S+)", (ROOT / "Dockerfile").read_text(), re.MULTILINE).group(1)
     assert re.search(r":\d+\.\d+\.\d+", base), f"the Dockerfile's base image {base} floats"
+
+
+def test_postgres_accepts_every_connection_the_table_processes_may_pool():
+    pool = int(COMPOSE["x-table-env"]["TRPG_DB__POOL_SIZE"].strip("${}").split(":-")[1])
+    pooling = [name for name, service in SERVICES.items() if "DATABASE_URL" in service.get("environment", {})]
+    assert sorted(pooling) == ["backup", "iroh", "web"]
+    accepted = re.search(r"max_connections=\$\{POSTGRES_MAX_CONNECTIONS:-(\d+)\}", _command("postgres"))
+    assert accepted, "compose sets Postgres's max_connections"
+    assert len(pooling) * pool < int(accepted.group(1))

@@ -48,6 +48,8 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
         ("TRPG_TRUSTED_PROXIES", "10.0.0.5, the-proxy"),
         ("TRPG_METRICS_ALLOWED", "127.0.0.1, localhost"),
         ("TRPG_PACKS__BUNDLED", "sometimes"),
+        ("TRPG_DB__POOL_SIZE", "0"),
+        ("TRPG_DB__POOL_TIMEOUT", "forever"),
     ],
 )
 def test_a_bad_value_fails_at_start_naming_the_variable(tmp_path, variable, value):
@@ -120,13 +122,15 @@ def test_the_embedded_default_needs_nothing_but_a_data_dir(tmp_path):
 def test_the_hosted_profile_reads_database_redis_and_s3(tmp_path):
     script = (
         "from django.conf import settings as s;"
-        "print(s.DATABASES['default']['ENGINE'], s.REDIS_URL,"
+        "print(s.DATABASES['default']['ENGINE'], s.DATABASES['default']['OPTIONS']['pool']['max_size'],"
+        " s.REDIS_URL,"
         " s.CACHES['default']['BACKEND'], s.STORAGES['default']['BACKEND'])"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("TRPG_")}
     clean.update(
         TRPG_DATA_DIR=str(tmp_path),
         DATABASE_URL="postgres://u:p@db:5432/table",
+        TRPG_DB__POOL_SIZE="7",
         REDIS_URL="redis://cache:6379/0",
         MEDIA_STORAGE="s3",
         AWS_STORAGE_BUCKET_NAME="media",
@@ -141,7 +145,8 @@ def test_the_hosted_profile_reads_database_redis_and_s3(tmp_path):
         timeout=60,
     )
     assert result.stdout.split() == [
-        "django.db.backends.postgresql",
+        "base.database",  # Django's Postgres backend with this server's pool (base/database/)
+        "7",
         "redis://cache:6379/0",
         "django.core.cache.backends.redis.RedisCache",
         "storages.backends.s3.S3Storage",

@@ -28,7 +28,11 @@ from base import frames
 from loreweaver.wire import hub, self_update, shutdown
 from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
 from loreweaver.wire.media_channel import HEADER_LIMIT
-from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
+from loreweaver.wire.process import (
+    keep_the_database_threads_connection,
+    report_outages_as_warnings,
+    tune_garbage_collection,
+)
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT
@@ -244,6 +248,7 @@ class TableServer(Server):
 
     def run(self) -> None:
         tune_garbage_collection()
+        keep_the_database_threads_connection()
         reactor.callWhenRunning(self._started)
         super().run()
 

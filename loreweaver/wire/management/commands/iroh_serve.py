@@ -8,11 +8,16 @@ import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
 from django.utils.module_loading import import_string
 
 from loreweaver.wire import deploy, hub, self_update, shutdown
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
-from loreweaver.wire.process import report_outages_as_warnings, tune_garbage_collection
+from loreweaver.wire.process import (
+    keep_the_database_threads_connection,
+    report_outages_as_warnings,
+    tune_garbage_collection,
+)
 from rooms.keystore import import_configured_keys
 
 
@@ -45,7 +50,10 @@ class Command(BaseCommand):
             bind=settings.TRPG_IROH_BIND,
             join_timeout=settings.TRPG_JOIN_TIMEOUT,
         )
+        # The startup's database work is done: its connection goes back to the pool.
+        close_old_connections()
         tune_garbage_collection()
+        keep_the_database_threads_connection()
         asyncio.run(self._serve(carrier))
         # Stopped for an update (`admin_update_server`): start again on the new code.
         self_update.restart_if_requested()

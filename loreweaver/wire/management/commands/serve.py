@@ -6,6 +6,7 @@ import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
 
 from base.version import PROTOCOL_VERSION, VERSION
 from loreweaver.wire import deploy, self_update
@@ -102,6 +103,9 @@ class Command(BaseCommand):
                 join_timeout=settings.TRPG_JOIN_TIMEOUT,
                 on_ticket=banner.iroh_ready,
             )
+        # The startup's database work is done: hosted, its connection goes back to the
+        # pool (the event loop on this thread never touches the database again).
+        close_old_connections()
         server = TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier)
         server.run()
         if server.listen_failure:
