@@ -484,6 +484,7 @@ class TablePart(BackupPart):
                     "role": k.role,
                     "purpose": k.purpose,
                     "expires_at": k.expires_at.isoformat() if k.expires_at else None,
+                    "guest": k.guest,
                 }
                 for k in AccessKey.objects.filter(room=room).order_by("id")
             ],
@@ -495,6 +496,7 @@ class TablePart(BackupPart):
                     "member_id": e.member_id,
                     "text": e.text,
                     "format": e.format,
+                    "created_at": e.created_at.isoformat(),
                 }
                 for e in entries
             ],
@@ -517,10 +519,16 @@ class TablePart(BackupPart):
                 keys += 1
         entries = []
         for line in document["transcript"]:
-            frame_id = line["frame_id"]
-            if TranscriptEntry.objects.filter(frame_id=frame_id).exists():
-                frame_id = new_frame_id()  # the original room still holds this line
-            entries.append(TranscriptEntry.objects.create(room=room, **{**line, "frame_id": frame_id}))
+            line = dict(line)
+            told_at = line.pop("created_at", None)  # an earlier version's backup has no times
+            if TranscriptEntry.objects.filter(frame_id=line["frame_id"]).exists():
+                line["frame_id"] = new_frame_id()  # the original room still holds this line
+            entry = TranscriptEntry.objects.create(room=room, **line)
+            if told_at:
+                entry.created_at = datetime.datetime.fromisoformat(told_at)
+            entries.append(entry)
+        # A restored line keeps the time it was told (creating it stamped it now).
+        TranscriptEntry.objects.bulk_update(entries, ["created_at"], batch_size=500)
         restoring.line_ids = {position: entry.pk for position, entry in enumerate(entries)}
         for event in document["turn_events"]:
             anchor = entries[event["anchor"]] if event["anchor"] is not None else None

@@ -147,11 +147,18 @@ def take_snapshot(room_id: int) -> Snapshot:
 
 
 async def publish_state_refresh(
-    room_id: int, *, reset: bool = False, snapshot: Snapshot | None = None, into: Batch | None = None
+    room_id: int,
+    *,
+    reset: bool = False,
+    told: dict | None = None,
+    snapshot: Snapshot | None = None,
+    into: Batch | None = None,
 ) -> None:
-    """Tell every connection of the room to send its viewer a fresh `state` (marked
-    `reset` after a campaign wipe), from `snapshot` (read here when not given). Never
-    raises: the room's changes are committed, and sessions catch up on their next refresh."""
+    """Tell every connection of the room to send its viewer a fresh `state`; marked
+    `reset` after its story was replaced (a restore, a reset), when each connection also
+    shows the room's story again and says what happened (`told`). From `snapshot` (read
+    here when not given). Never raises: the room's changes are committed, and sessions
+    catch up on their next refresh."""
     if snapshot is None:
         try:
             snapshot = await database_sync_to_async(take_snapshot)(room_id)
@@ -160,6 +167,8 @@ async def publish_state_refresh(
             return
     stamp, room = snapshot
     message = {"type": "room.state", "stamp": stamp, "room": room.as_message(), "reset": reset}
+    if told:
+        message["told"] = told
     await _send(room_id, message, into)
 
 

@@ -49,9 +49,11 @@ def key_changed(sender: type, instance: AccessKey, created: bool = False, **kwar
     transaction.on_commit(lambda: _announce(hub.publish_key_changed, room_id, key_id))
 
 
-def story_replaced(sender: type, room_id: int, **kwargs: object) -> None:
-    """A room's story was reset or replaced: its members get a fresh state once it commits."""
-    transaction.on_commit(lambda: _announce(hub.publish_state_refresh, room_id, reset=True))
+def story_replaced(sender: type, room_id: int, told: dict | None = None, **kwargs: object) -> None:
+    """A room's story was reset or replaced: once it commits, its members are shown the
+    room as it is now, and told what happened (`told`: the backup restored and the one
+    that undoes it, or the reset's scope)."""
+    transaction.on_commit(lambda: _announce(hub.publish_state_refresh, room_id, reset=True, told=told or {}))
 
 
 def edited_by_operator(sender: type, room_id: int, **kwargs: object) -> None:

@@ -24,11 +24,12 @@ from django.utils import timezone
 
 from base import failpoints, frames, logs, metrics
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
-from keeper.state import RoomRead, Viewer, build_state
-from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats, shutdown
+from keeper.state import Viewer, build_state
+from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats
 from loreweaver.wire.protocol import inbound
-from loreweaver.wire.protocol.messages import disconnect_notice, error_message, notice
-from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, join_replay, log_failure
+from loreweaver.wire.protocol.messages import error_message, notice
+from loreweaver.wire.room_messages import RoomMessages
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, join_replay, log_failure
 from media_store.services import MediaError, Uploader
 from packs import panels as panel_rules
 from packs import services as pack_services
@@ -83,7 +84,7 @@ class Carrier(Protocol):
         """Close as `close` does, saying the server is restarting (come back soon)."""
 
 
-class SessionCore:
+class SessionCore(RoomMessages):
     """The protocol state machine of one connection."""
 
     def __init__(self, carrier: Carrier) -> None:
@@ -475,59 +476,6 @@ class SessionCore:
                 # One bad message must not deafen the connection to the rest of the room;
                 # a store that is away for a moment is a warning, not a bug.
                 log_failure(exc, "connection=%s could not handle %s", self.connection_id, message.get("type"))
-
-    async def _on_room_message(self, message: dict) -> None:
-        seat = self.seat
-        if seat is None:
-            return
-        kind = message.get("type")
-        if kind == "room.frame":
-            row = tuple(message["row"]) if message.get("row") else None
-            if row is not None:
-                if row in self._delivered:
-                    return  # the replay or a catch-up showed it already
-                self._delivered.add(row)
-            if seat.may_see(message):
-                metrics.FRAMES_OUT.labels(message["frame"]["type"]).inc()
-                self._enqueue(encoded_for(message, self.locale))
-        elif kind == "room.presence":
-            # Party presence changed, so each viewer also gets its own fresh state.
-            if message.get("except") != self.connection_id:
-                self._online = await hub.online_reads.read(seat.room_id, message.get("refresh"))
-                self._send_presence_and_state(seat)
-        elif kind == "room.state":
-            self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
-            self._send_presence(only_if_changed=True)  # the roster names each member's character
-            state = self._state(seat)
-            if message.get("reset"):
-                state["reset"] = True  # the client also clears its scrollback
-            self.send(state)
-        elif kind == "room.manifest":
-            self._manifests = {"player": message["player"], "keeper": message["keeper"]}
-            self._send_manifest(seat)
-        elif kind == "room.round":
-            told = getattr(self.carrier, "round_status", None)  # a carrier with its own words for it
-            if told is not None:
-                await told(message["actor"], message["waiting"])
-            else:
-                names = ", ".join(message["waiting"])
-                self.send(
-                    frames.system(notice("round_waiting", self.locale, actor=message["actor"], names=names))
-                )
-        elif kind == "room.panel_event":
-            if message["frame"]["panel"] in self.panel_ids:
-                self.send(message["frame"])
-        elif kind == "room.key":
-            if message.get("key") == seat.key_id:
-                await self._key_changed(seat)
-        elif kind == "room.disconnect":
-            if message.get("member_id") == seat.member.member_id:
-                text = disconnect_notice(message.get("minutes") or 0, self.locale)
-                await self.deliver_then_close(frames.system(text, "warn"))
-        elif kind == "room.resync":
-            await self._catch_up(seat)
-        elif shutdown.is_our_goodbye(message):
-            await self.say_goodbye()
 
     def _send_manifest(self, seat: Seat) -> None:
         panels = self._manifests["keeper" if seat.is_keeper else "player"]

@@ -122,6 +122,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         # The join's replay arrives before the first `state`: held, and told after the
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
+        self.replaced = ""  # the line that says what replaced the room's story, held until told
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
         # The browser's secret a guest's seat is bound to (rooms/guests.py): the cookie it
         # sends, or a new one given to it in the handshake's answer.
@@ -312,6 +313,9 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         if self.held is not None and kind in ("narrative", "dice", "media"):
             self.held.append(frame)
             return
+        if self.held is not None and kind == "system" and self.state is None and self.you:
+            self.replaced = frame.get("text", "")  # what replaced the story: told after it
+            return
         if kind == "welcome":
             self.you = frame["you"]
             # Footnotes count as new only for facts established after the join.
@@ -396,6 +400,12 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         await self._narrate(text, notes, seq=await self._seq(frame))
 
     async def _on_state(self, state: dict) -> None:
+        if state.get("reset"):
+            # The room's story was replaced (a restore, a reset): the session shows it
+            # whole, then a fresh state, which is greeted as a join's (the page starts
+            # over at `ready`: the story again, my own lines too, then the party).
+            self.state, self.held, self.creation, self.own_lines = None, [], None, True
+            return
         first, before = self.state is None, self.state
         self.state = state
         if before is not None:
@@ -412,6 +422,9 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
                 )
             await self._greet()
             await self._replay(self.held or [])
+            if self.replaced:
+                await self._narrate(self.replaced)
+                self.replaced = ""
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))

@@ -87,6 +87,16 @@ NOTICES: dict[str, str] = {
     "queued": _("Another turn is running; yours is queued and will follow."),
     "human_keeper": _("A human keeper narrates this table: no bot answers the story lines."),
     "round_waiting": _("{actor} has acted. The Keeper answers when these have too: {names}."),
+    "room_restored": _("The room was restored from the backup {backup}: here is its story."),
+    "room_restored_undo": _(
+        "The room was restored from the backup {backup}: here is its story. The game as it was is "
+        "kept as the backup {undo}; a keeper can restore that to undo this."
+    ),
+    "room_reset_story": _("The room was reset: the story starts over; characters, module and keys stay."),
+    "room_reset_chars": _("The room was reset: the story and the characters start over; the module stays."),
+    "room_reset_all": _(
+        "The room was reset: everything starts over (story, characters, module and media); the keys stay."
+    ),
 }
 
 
