@@ -35,8 +35,9 @@ def pregens(arguments: str, caller: Caller) -> CommandReply:
                 return CommandReply(caller.say(_("No pregen called {n}."), n=name))
             if chosen.owner and chosen.owner != caller.member_id:
                 return CommandReply(caller.say(_("{n} is already claimed."), n=chosen.name))
-            # Two of one name never stand in one party (docs/rules.md, "Characters and
-            # their names"): a sheet made before the rule may share a pregen's name.
+            # Two of one name never stand in one party (docs/rules.md,
+            # "Characters and their names"): a sheet made before the rule may share a
+            # pregen's name.
             twins = character_names.holders(caller.room_id, chosen.name, besides=chosen.pk)
             if twins:
                 taken = character_names.NameTaken(twins[0].name, "other")

@@ -18,7 +18,7 @@ from pathlib import Path
 import psutil
 import psycopg
 
-from loreweaver.testing.servers import POSTGRES_ADMIN_URL, ServerProcess
+from loreweaver.testing.servers import POSTGRES_ADMIN_URL, TEST_METRICS_TOKEN, ServerProcess
 
 # Each reads the database (the POST looks for a world nobody opened: 404); /readyz is
 # answered before Django, from checks run in the background.
@@ -36,6 +36,7 @@ _NEW_GAME = json.dumps({"genre_slug": "pulp_noir", "world_slug": "nowhere", "mod
 def answer(base: str, method: str, path: str) -> int:
     """The status of one request (a POST carries a new-game request as JSON)."""
     body, headers = (_NEW_GAME, {"Content-Type": "application/json"}) if method == "POST" else (None, {})
+    headers["Authorization"] = f"Bearer {TEST_METRICS_TOKEN}"  # /metrics and the whole /readyz, as a scraper
     request = urllib.request.Request(base + path, data=body, headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:

@@ -93,8 +93,10 @@ def _game(room: Room, *, resumed: bool, player_name: str | None = None) -> dict:
     }
 
 
-# Any address may ask for a game this often (a burst, then one every few seconds).
-LOBBY_BURST, LOBBY_REFILL_SECONDS = 10, 6.0
+# Any address may ask for a game this often: a burst of twice a member's input burst,
+# then one every three input refills (10, then one every 6 s by default; off where the
+# input limits are off, TRPG_RATE__REFILL_SECONDS=0).
+LOBBY_BURST_TIMES, LOBBY_REFILL_TIMES = 2, 3.0
 
 
 def _locale(request: HttpRequest) -> str:
@@ -128,7 +130,9 @@ async def games_view(request: HttpRequest) -> JsonResponse:
     except ValidationError as invalid:
         return JsonResponse({"detail": f"not a game request: {invalid}"[:500]}, status=422)
     address = request.META.get("REMOTE_ADDR", "")
-    if not await _allowed(address, "lobby", burst=LOBBY_BURST, refill_seconds=LOBBY_REFILL_SECONDS):
+    burst = LOBBY_BURST_TIMES * settings.TRPG_RATE_BURST
+    refill = LOBBY_REFILL_TIMES * settings.TRPG_RATE_REFILL_SECONDS
+    if not await _allowed(address, "lobby", burst=burst, refill_seconds=refill):
         return _too_many(request, _("Too many requests from your address; wait a minute and try again."))
     world = await sync_to_async(_open_world)(asked.world_slug)
     if world is None or genre_of(world) != asked.genre_slug:

@@ -52,10 +52,17 @@ async def _play(server, room: str) -> tuple[str, str]:
 
 
 def _copy_in(file: Path, env: ServerEnv) -> None:
-    """What an operator does with a backup from elsewhere: put it in `room_backups/`."""
+    """What an operator does with a backup from elsewhere: put it in `room_backups/`. (An
+    earlier version's media archive is kept in the repository as the folder of its files,
+    and zipped here as that version wrote it: one member per file, named by its hash.)"""
     folder = env.data_dir / "room_backups"
     folder.mkdir(exist_ok=True)
-    shutil.copy(file, folder / file.name)
+    if not file.is_dir():
+        shutil.copy(file, folder / file.name)
+        return
+    with zipfile.ZipFile(folder / f"{file.name}.zip", "w") as archive:
+        for blob in sorted(file.iterdir()):
+            archive.write(blob, blob.name)
 
 
 async def _restore(server, room: str, name: str) -> dict:
@@ -132,7 +139,9 @@ async def test_a_backup_an_earlier_version_wrote_still_restores_and_downloads_wh
     try:
         restored = await _restore(first, room, "before-the-archive.json")
         state, lines, files = await _seen_by(first, EARLIER_PLAYER)
-        (listed,) = listed_backups(first, EARLIER_KEEPER)
+        backups = listed_backups(first, EARLIER_KEEPER)
+        assert any(b["name"].startswith("before-restore-") for b in backups), "the room as it was, kept first"
+        listed = next(b for b in backups if b["name"].startswith("before-the-archive"))
         downloaded = download_backup(first, EARLIER_KEEPER, listed["name"], tmp_path)
     finally:
         first.stop()
@@ -140,7 +149,8 @@ async def test_a_backup_an_earlier_version_wrote_still_restores_and_downloads_wh
     assert lines == ["I knock on the lighthouse door.", "Nobody answers."]
     assert state["character"]["money"] == 7 and state["character"]["items"][0]["name"] == "Lantern"
     assert sorted(sha(data) for data in files.values()) == sorted(item["sha256"] for item in earlier_media)
-    assert listed["size"] == sum(earlier.stat().st_size for earlier in EARLIER.iterdir())
+    copied = (first_env.data_dir / "room_backups").rglob("before-the-archive*")
+    assert listed["size"] == sum(earlier.stat().st_size for earlier in copied), "the document and its media"
     assert downloaded.name == "before-the-archive.zip" and zipfile.is_zipfile(downloaded)
 
     _copy_in(downloaded, second_env)  # the one file alone

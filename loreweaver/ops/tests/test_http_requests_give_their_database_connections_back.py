@@ -30,8 +30,14 @@ loaded_server = dedicated_server(**POOL)
 def test_a_thousand_requests_leave_the_servers_connections_where_they_were(loaded_server):
     base = loaded_server.ws_url.replace("ws://", "http://").rstrip("/")
     held = partial(connections_held, loaded_server)
-    load(base, WEB_REQUESTS, 2 * AT_ONCE, AT_ONCE)  # what the server keeps open for good is open now
-    before = held()
+    # What the server keeps open for good is open once bursts stop opening more (on a busy
+    # machine one burst may leave one of the request threads without a connection yet).
+    before = -1
+    for _burst in range(5):
+        load(base, WEB_REQUESTS, 2 * AT_ONCE, AT_ONCE)
+        if (opened := held()) == before:
+            break
+        before = opened
 
     with highest(held) as most:
         answers = load(base, WEB_REQUESTS, REQUESTS, AT_ONCE)

@@ -23,6 +23,7 @@ lobby = dedicated_server(
     TRPG_SIDEQUEST__PLAYERS_START_GAMES="1",
     TRPG_SIDEQUEST__GAMES_PER_ADDRESS="2",
     TRPG_SIDEQUEST__PLAYER_GAMES="3",
+    TRPG_RATE__REFILL_SECONDS="2",  # the lobby's own limit follows the input limits' settings
 )
 
 
