@@ -48,6 +48,26 @@ def download_backup(server: Any, key: str, name: str, folder: Path) -> Path:
     return target
 
 
+# A backup an earlier version wrote: its document and, beside it, its media archive,
+# kept as the folder of the archive's files (no archive is committed).
+EARLIER_BACKUP = Path(__file__).parents[2] / "rooms" / "tests" / "fixtures" / "earlier-version"
+
+
+def copy_earlier_backup(folder: Path) -> int:
+    """Put the earlier version's backup into `folder` as that version wrote it (the
+    document, and its media archive zipped: one member per file, named by its hash);
+    how many bytes the two files hold."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for part in EARLIER_BACKUP.iterdir():
+        if part.is_dir():
+            with zipfile.ZipFile(folder / f"{part.name}.zip", "w") as archive:
+                for blob in sorted(part.iterdir()):
+                    archive.write(blob, blob.name)
+        else:
+            (folder / part.name).write_bytes(part.read_bytes())
+    return sum(copied.stat().st_size for copied in folder.glob("before-the-archive*"))
+
+
 def backup_document(path: Path) -> dict:
     """The JSON document of a backup file: an archive's first member, or a `.json`
     document an earlier version wrote."""

@@ -11,7 +11,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from loreweaver.testing.backups import backup_document, download_backup, listed_backups
+from loreweaver.testing.backups import backup_document, copy_earlier_backup, download_backup, listed_backups
 from loreweaver.testing.clients import WsClient, system_answer
 from loreweaver.testing.media_clients import get, sha, upload
 from loreweaver.testing.servers import ServerEnv, create_env, destroy_env, hosted_profile, start_serve
@@ -52,17 +52,10 @@ async def _play(server, room: str) -> tuple[str, str]:
 
 
 def _copy_in(file: Path, env: ServerEnv) -> None:
-    """What an operator does with a backup from elsewhere: put it in `room_backups/`. (An
-    earlier version's media archive is kept in the repository as the folder of its files,
-    and zipped here as that version wrote it: one member per file, named by its hash.)"""
+    """What an operator does with a backup from elsewhere: put it in `room_backups/`."""
     folder = env.data_dir / "room_backups"
     folder.mkdir(exist_ok=True)
-    if not file.is_dir():
-        shutil.copy(file, folder / file.name)
-        return
-    with zipfile.ZipFile(folder / f"{file.name}.zip", "w") as archive:
-        for blob in sorted(file.iterdir()):
-            archive.write(blob, blob.name)
+    shutil.copy(file, folder / file.name)
 
 
 async def _restore(server, room: str, name: str) -> dict:
@@ -132,8 +125,7 @@ async def test_a_backup_an_earlier_version_wrote_still_restores_and_downloads_wh
     room = "gull-rock"  # the room the earlier version's document names
     first_env = create_env(tmp_path / "first", hosted=hosted_profile())
     second_env = create_env(tmp_path / "second", hosted=hosted_profile())
-    for earlier in EARLIER.iterdir():  # its document and, beside it, its media archive
-        _copy_in(earlier, first_env)
+    earlier_size = copy_earlier_backup(first_env.data_dir / "room_backups")
     earlier_media = backup_document(EARLIER / "before-the-archive.json")["media"]
     first = start_serve(first_env)
     try:
@@ -149,8 +141,7 @@ async def test_a_backup_an_earlier_version_wrote_still_restores_and_downloads_wh
     assert lines == ["I knock on the lighthouse door.", "Nobody answers."]
     assert state["character"]["money"] == 7 and state["character"]["items"][0]["name"] == "Lantern"
     assert sorted(sha(data) for data in files.values()) == sorted(item["sha256"] for item in earlier_media)
-    copied = (first_env.data_dir / "room_backups").rglob("before-the-archive*")
-    assert listed["size"] == sum(earlier.stat().st_size for earlier in copied), "the document and its media"
+    assert listed["size"] == earlier_size, "the document and its media archive"
     assert downloaded.name == "before-the-archive.zip" and zipfile.is_zipfile(downloaded)
 
     _copy_in(downloaded, second_env)  # the one file alone

@@ -8,18 +8,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
-from pathlib import Path
 
 from django.template.defaultfilters import filesizeformat
 
-from loreweaver.testing.backups import download_backup, listed_backups
+from loreweaver.testing.backups import copy_earlier_backup, download_backup, listed_backups
 from loreweaver.testing.clients import WsClient
 from loreweaver.testing.media_clients import upload
 from loreweaver.testing.operator_http import OperatorSession
 from loreweaver.testing.servers import backup_folder, start_serve
-
-EARLIER = Path(__file__).parents[3] / "rooms" / "tests" / "fixtures" / "earlier-version"
 
 
 def _digest(data: bytes) -> str:
@@ -38,8 +34,7 @@ async def test_both_list_the_same_backups_with_their_whole_sizes_and_download_th
             await upload(kay, b"ID3\x04" + os.urandom(300 * 1024), "audio/mpeg", "bell.mp3")
             await kay.send({"type": "admin_export_room", "room": room, "path": "with-the-bell"})
             await kay.expect("admin_room_op", timeout=30)
-        for earlier in EARLIER.iterdir():  # an earlier version's backup, copied in
-            shutil.copy(earlier, backup_folder(fresh_env, room) / earlier.name)
+        earlier_size = copy_earlier_backup(backup_folder(fresh_env, room))
 
         tab = listed_backups(server, keeper_key)
         operator = OperatorSession(server)
@@ -53,7 +48,6 @@ async def test_both_list_the_same_backups_with_their_whole_sizes_and_download_th
         server.stop()
 
     sizes = {backup["name"]: backup["size"] for backup in tab}
-    earlier_size = sum(earlier.stat().st_size for earlier in EARLIER.iterdir())
     assert sizes == {"with-the-bell.zip": archive.stat().st_size, "before-the-archive.json": earlier_size}
     for name, size in sizes.items():
         row = re.search(rf"<td>{re.escape(name)}</td>\s*<td>([^<]+)</td>", page)

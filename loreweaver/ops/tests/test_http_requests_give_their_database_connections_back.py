@@ -45,14 +45,19 @@ def test_a_thousand_requests_leave_the_servers_connections_where_they_were(loade
     assert sum(answers.values()) == REQUESTS
     # No 5xx (nobody waited in vain for a connection); each POST looked for the world in vain.
     assert set(answers) == {(method, path, 404 if method == "POST" else 200) for method, path in WEB_REQUESTS}
-    assert settled(held, before, SETTLE_SECONDS)[0] <= before
     if loaded_server.env.hosted:
+        assert settled(held, before, SETTLE_SECONDS)[0] <= before
         assert most[0] <= POOL_SIZE
         metrics = scrape(loaded_server)
         assert gauge(metrics, "loreweaver_db_connections_max") == POOL_SIZE
         assert 1 <= gauge(metrics, "loreweaver_db_connections") <= POOL_SIZE
         assert gauge(metrics, "loreweaver_db_connection_timeouts_total") == 0
     else:
+        # SQLite defers closing a closed connection's file handle while another
+        # connection of the process holds a lock on the file (the table's does), so a
+        # readiness check's handle may linger a while: one beyond the request threads'
+        # own. A leak grows with the requests (250 handles after 1,000 on 875ba73).
+        assert settled(held, before + 1, SETTLE_SECONDS)[0] <= before + 1
         assert gauge(scrape(loaded_server), "loreweaver_db_connections") >= 1
 
 
