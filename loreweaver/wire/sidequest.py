@@ -123,6 +123,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         # connect's answer (the client clears its story when `ready` comes).
         self.held: list[dict] | None = []
         self.replaced = ""  # the line that says what replaced the room's story, held until told
+        self.restarted = False  # the room's story was replaced: the page starts over
         self.query_key = (parse_qs(self.scope.get("query_string", b"").decode()).get("key") or [None])[0]
         # The browser's secret a guest's seat is bound to (rooms/guests.py): the cookie it
         # sends, or a new one given to it in the handshake's answer.
@@ -405,6 +406,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             # whole, then a fresh state, which is greeted as a join's (the page starts
             # over at `ready`: the story again, my own lines too, then the party).
             self.state, self.held, self.creation, self.own_lines = None, [], None, True
+            self.restarted = True
             return
         first, before = self.state is None, self.state
         self.state = state
@@ -420,7 +422,8 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
                 self.backstory = await database_sync_to_async(background_of)(
                     seat.room_id, seat.member.member_id
                 )
-            await self._greet()
+            await self._greet(restarted=self.restarted)
+            self.restarted = False
             await self._replay(self.held or [])
             if self.replaced:
                 await self._narrate(self.replaced)
@@ -489,11 +492,15 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
                 await self._tell(frame)
         await self._tell_quests()
 
-    async def _greet(self, *, again: bool = False) -> None:
+    async def _greet(self, *, again: bool = False, restarted: bool = False) -> None:
         """The answer to a connect: `ready` for a member with a character, else
-        `connected` and the creation scene they are at. Again: with the party."""
+        `connected` and the creation scene they are at. Again: with the party.
+        Restarted (the room's story was replaced): both client generations clear their
+        story only at a `ready` that follows another phase, so `connected` comes first."""
         state = self.state or {}
         if self.creation is None and state.get("character"):
+            if restarted:
+                await self._send(message("SESSION_EVENT", {"event": "connected", "has_character": False}))
             initial = {
                 "characters": [character_state(state["character"])],
                 "location": (state.get("scene") or {}).get("name", ""),

@@ -153,3 +153,29 @@ def _line_times(env, room: str) -> dict[str, str]:
             (room_id_of(env, room),),
         ).fetchall()
     return {text: str(moment) for text, moment in rows}
+
+
+async def test_a_sidequest_page_in_play_starts_over_with_the_restored_story(server, room):
+    """Both client generations clear their story only at a `ready` that follows another
+    phase, so a guest in play is told `connected`, then `ready`, then the story."""
+    async with await WsClient.connect(server.ws_url) as kay:
+        await kay.join(server.env.mint(room, "Kay", "keeper"))  # the room exists now
+        open_to_any_name(server.env, room)
+        await system_answer(kay, ".bot off")
+        async with await SideQuestClient.open(server, browser=Browser()) as wren:
+            await wren.connect("Wren", world=room)
+            await wren.make_character("Wren Hale")
+            await system_answer(kay, ".save harbour")
+            await kay.say("The storm breaks.")
+            while "storm" not in (await wren.expect("NARRATION"))["text"]:
+                pass
+            await system_answer(kay, ".save load harbour")
+            kinds = []
+            while not kinds or kinds[-1] != ("SESSION_EVENT", "ready"):
+                received = await wren.recv()
+                kinds.append((received["type"], received["payload"].get("event")))
+            assert ("SESSION_EVENT", "connected") in kinds, "the page leaves play first, so ready clears it"
+            told = []
+            while not any("harbour" in text for text in told):
+                told.append((await wren.expect("NARRATION"))["text"])
+            assert not any("storm" in text for text in told), told
