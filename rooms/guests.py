@@ -27,7 +27,6 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 
 from django.conf import settings
@@ -111,18 +110,11 @@ def _clean_guest_name(typed: str) -> str:
 # --- seats -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class GuestSeat:
-    """The key a guest joins with (never shown to anyone), and whether it was just made."""
-
-    key: str
-    new: bool
-
-
-def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True) -> GuestSeat:
-    """The seat the browser holding `token` takes in the open room `room_name`, under
-    `name`: its own seat (renamed when it typed another free name), or a new one
-    (`NewSeatNeeded` unless `may_create`). `GuestRefused` says why it may not sit."""
+def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True) -> str:
+    """The key of the seat (never shown to anyone) the browser holding `token` takes in
+    the open room `room_name`, under `name`: its own seat (renamed when it typed another
+    free name), or a new one (`NewSeatNeeded` unless `may_create`). `GuestRefused` says
+    why it may not sit."""
     if not _TOKEN.match(token):
         raise ValueError("not a browser secret")
     now = timezone.now()
@@ -134,6 +126,7 @@ def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True
                 "not_open", _("There is no table called {room} open to guests."), room=room_name
             )
         wanted = _clean_guest_name(name)
+        compared = same_name_key(wanted)
         key = _seat_key(room.pk, token)
         digest = key_digest(key)
         if GuestRevocation.objects.filter(digest=digest).exists():
@@ -144,9 +137,7 @@ def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True
             (
                 held
                 for held in keys
-                if held is not mine
-                and not held.expired(now)
-                and same_name_key(held.name) == same_name_key(wanted)
+                if held is not mine and not held.expired(now) and same_name_key(held.name) == compared
             ),
             None,
         )
@@ -166,10 +157,10 @@ def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True
         if mine is not None:
             mine.name, mine.expires_at = wanted, expires_at
             mine.save(update_fields=["digest", "key_masked", "name", "expires_at"])
-            return GuestSeat(key=key, new=False)
+            return key
         if not may_create:
             raise NewSeatNeeded()
-        AccessKey.objects.filter(room=room, guest=True, expires_at__lte=now).delete()
+        guests_prune(room=room, now=now)
         seated = AccessKey.objects.filter(room=room, guest=True).count()
         if seated >= settings.TRPG_GUESTS_PER_ROOM:
             raise GuestRefused(
@@ -188,7 +179,7 @@ def guest_seat(*, room_name: str, name: str, token: str, may_create: bool = True
             expires_at=expires_at,
             guest=True,
         )
-    return GuestSeat(key=key, new=True)
+    return key
 
 
 def guests_revoke(keys: list[AccessKey]) -> None:

@@ -68,18 +68,7 @@ class AccessKeyAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
         if obj is None:
             return ["room", "new_room", "name", "role"]
-        return [
-            "room",
-            "name",
-            "role",
-            "guest",
-            "purpose",
-            "expires_at",
-            "key_masked",
-            "member_id",
-            "public_id",
-            "created_at",
-        ]
+        return ["room", "name", "role", *self.readonly_fields[1:]]  # the rest is read only
 
     def get_readonly_fields(self, request: HttpRequest, obj: AccessKey | None = None) -> list[str]:
         return self.readonly_fields if obj is not None else []

@@ -258,20 +258,17 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         """The key of this browser's seat in the open room `world` (made if it has none,
         within the address's allowance); None once a refusal was told and the socket
         is closing."""
+        seated = database_sync_to_async(guest_seat)
         try:
             try:
-                seat = await database_sync_to_async(guest_seat)(
-                    room_name=world, name=name, token=self.guest_token, may_create=False
-                )
+                return await seated(room_name=world, name=name, token=self.guest_token, may_create=False)
             except NewSeatNeeded:
                 if not await guest_seat_allowed(self.peer):
                     raise GuestRefused(
                         "too_many_guests",
                         _("Too many new guests came from your address; try again in an hour."),
                     ) from None
-                seat = await database_sync_to_async(guest_seat)(
-                    room_name=world, name=name, token=self.guest_token, may_create=True
-                )
+                return await seated(room_name=world, name=name, token=self.guest_token)
         except GuestRefused as refused:
             if refused.code == "not_open":
                 return ""  # told as a connect without a key
@@ -279,7 +276,6 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             await self._error(refused.message(self.session.locale))
             await self.close()
             return None
-        return seat.key
 
     async def _action(self, action: Action) -> None:
         text = action.action.strip()

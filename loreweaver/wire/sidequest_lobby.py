@@ -25,7 +25,7 @@ from base.i18n import _, say
 from keeper.models import TableSettings
 from loreweaver.wire import coordination
 from loreweaver.wire.protocol.sidequest import parse_new_game
-from loreweaver.wire.sidequest_table import genre_of, genres
+from loreweaver.wire.sidequest_table import allowed_per_hour, genre_of, genres
 from rooms.guests import GuestRefused, player_game_room
 from rooms.models import Role, Room
 
@@ -110,12 +110,6 @@ def _too_many(request: HttpRequest, text: str, **values: object) -> JsonResponse
     return answer
 
 
-async def _allowed(address: str, bucket: str, *, burst: int, refill_seconds: float) -> bool:
-    return await coordination.shared().take_tokens(
-        [f"{bucket}:{address}"], burst=burst, refill_seconds=refill_seconds
-    )
-
-
 @csrf_exempt  # no cookie acts here: a keyless lobby; JSON only, which a cross-site form cannot send
 @require_POST
 async def games_view(request: HttpRequest) -> JsonResponse:
@@ -130,9 +124,11 @@ async def games_view(request: HttpRequest) -> JsonResponse:
     except ValidationError as invalid:
         return JsonResponse({"detail": f"not a game request: {invalid}"[:500]}, status=422)
     address = request.META.get("REMOTE_ADDR", "")
-    burst = LOBBY_BURST_TIMES * settings.TRPG_RATE_BURST
-    refill = LOBBY_REFILL_TIMES * settings.TRPG_RATE_REFILL_SECONDS
-    if not await _allowed(address, "lobby", burst=burst, refill_seconds=refill):
+    if not await coordination.shared().take_tokens(
+        [f"lobby:{address}"],
+        burst=LOBBY_BURST_TIMES * settings.TRPG_RATE_BURST,
+        refill_seconds=LOBBY_REFILL_TIMES * settings.TRPG_RATE_REFILL_SECONDS,
+    ):
         return _too_many(request, _("Too many requests from your address; wait a minute and try again."))
     world = await sync_to_async(_open_world)(asked.world_slug)
     if world is None or genre_of(world) != asked.genre_slug:
@@ -140,7 +136,7 @@ async def games_view(request: HttpRequest) -> JsonResponse:
     if not (settings.TRPG_SIDEQUEST_PLAYERS_START_GAMES and asked.force_new):
         return JsonResponse(_game(world, resumed=True, player_name=asked.player_name))
     per_hour = settings.TRPG_SIDEQUEST_GAMES_PER_ADDRESS
-    if not await _allowed(address, "new-game", burst=per_hour, refill_seconds=3600 / per_hour):
+    if not await allowed_per_hour("new-game", address, per_hour):
         return _too_many(
             request, _("You started {count} games this hour; join one of them, or try later."), count=per_hour
         )

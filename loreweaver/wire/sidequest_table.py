@@ -156,13 +156,18 @@ def last_lore_id(room_id: int) -> int:
     return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
 
 
+async def allowed_per_hour(bucket: str, address: str, per_hour: int) -> bool:
+    """Whether `address` may do one more of what `bucket` counts now: `per_hour` an
+    hour, a burst of them at once, shared by every process."""
+    return await coordination.shared().take_tokens(
+        [f"{bucket}:{address}"], burst=per_hour, refill_seconds=3600 / per_hour
+    )
+
+
 async def guest_seat_allowed(address: str) -> bool:
     """Whether `address` may make one more guest seat now (TRPG_GUESTS__NEW_PER_ADDRESS
-    an hour, shared by every process)."""
-    allowance = settings.TRPG_GUESTS_NEW_PER_ADDRESS
-    return await coordination.shared().take_tokens(
-        [f"guest-seat:{address}"], burst=allowance, refill_seconds=3600 / allowance
-    )
+    an hour)."""
+    return await allowed_per_hour("guest-seat", address, settings.TRPG_GUESTS_NEW_PER_ADDRESS)
 
 
 # --- creation ---------------------------------------------------------------------
