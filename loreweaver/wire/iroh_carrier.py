@@ -33,6 +33,11 @@ LINE_LIMIT = 1024 * 1024
 READ_CHUNK = 64 * 1024
 # How long a closing connection waits for the client to acknowledge its last frame.
 FLUSH_TIMEOUT = 3.0
+# The least time a new connection is given to open its control stream. A `join_timeout`
+# error can only be written on that stream, so a short join timeout on a busy host would
+# otherwise close a connection that had not yet been heard, with nothing said; the join
+# deadline proper starts once the stream is open.
+STREAM_GRACE = 2.0
 SECRET_FILE = "iroh-secret.key"
 TICKET_FILE = "iroh-ticket.txt"
 # Where the endpoint listens when no `TRPG_IROH__BIND` is set (compose publishes it). A
@@ -143,7 +148,7 @@ class IrohConnection:
         """Serve the connection until either side closes it."""
         try:
             # accept_bi returns once the client has written on its first stream.
-            control = await asyncio.wait_for(self.connection.accept_bi(), join_timeout)
+            control = await asyncio.wait_for(self.connection.accept_bi(), max(join_timeout, STREAM_GRACE))
         except (TimeoutError, IrohError):
             self.connection.close(0, b"no control stream")
             return
