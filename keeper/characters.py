@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import transaction
 
-from base.i18n import Refusal, _
+from base.i18n import Refusal, _, say
 from keeper import character_names
 from keeper.dice import roll_expression
 from keeper.models import Character
@@ -21,6 +21,23 @@ from media_store.services import MediaError, find
 
 class SheetError(Refusal):
     """A sheet change the pack does not allow; the message tells the player why."""
+
+
+class NotOnTheSheet(SheetError):
+    """A name the pack's sheet does not know: told with its closest names, in the
+    reader's language."""
+
+    def __init__(self, pack: Pack, name: str) -> None:
+        super().__init__(_("{name!r} is not on a {system} sheet."), name=name, system=pack.id)
+        self.pack, self.name = pack, name
+
+    def message(self, locale: str) -> str:
+        """The refusal, with the names the player may have meant."""
+        text = super().message(locale)
+        close = self.pack.sheet.closest(self.name, locale)
+        if close:
+            text += say(locale, _(" Did you mean: {names}?"), names=", ".join(close))
+        return text
 
 
 def pack_of(character: Character) -> Pack:
@@ -155,6 +172,47 @@ def describe(character: Character | Rolled, locale: str) -> str:
     return " | ".join(parts)
 
 
+# The groups of a sheet's listing (`.st`), in the order they are listed.
+CHARACTERISTICS, VITALS, SHOWN, SKILLS = (
+    _("Characteristics"),
+    _("Vitals"),
+    _("Derived"),
+    _("Skills"),
+)
+
+
+def listing(character: Character, locale: str) -> list[tuple[str, list[str]]]:
+    """The whole sheet as the player reads it, by group (a title marked with `_`, and
+    its entries): each value under its display name in `locale`, the words `.ra`, `.st`
+    and `.en` accept. A characteristic also shows its short id (STR)."""
+    pack = pack_of(character)
+    sheet = pack.sheet
+    characteristics = []
+    for key in sheet.attributes:
+        label = sheet.skill_label(key, locale)
+        shown = label if label == key else f"{label} ({key})"
+        characteristics.append(f"{shown} {int(character.attributes.get(key, 0))}")
+    vitals = [
+        f"{r['label']} {r['value']}/{r['max']}" if "max" in r else f"{r['label']} {r['value']}"
+        for r in resources_for(character, locale)
+    ]
+    skills = []
+    for key in [*sheet.skills, *(k for k in character.skills if k not in sheet.skills)]:
+        found = sheet_value(character, key)
+        if found is None:
+            continue
+        # A D&D skill reads as its ability's modifier, with its sign.
+        reading = f"{found[1]:+d}" if isinstance(sheet.skills.get(key), str) else str(found[1])
+        skills.append(f"{sheet.skill_label(key, locale)} {reading}")
+    groups = [
+        (CHARACTERISTICS, characteristics),
+        (VITALS, vitals),
+        (SHOWN, [f"{label} {reading}" for label, reading in shown_values(character, locale)]),
+        (SKILLS, skills),
+    ]
+    return [(title, entries) for title, entries in groups if entries]
+
+
 def character_delete(character: Character) -> None:
     """Delete a character (`.st delete`, or a sheet giving way to `replace`), keeping it
     `UNDO_SECONDS` for its owner's `.st undo`."""
@@ -251,6 +309,13 @@ def active_character(room_id: int, member_id: str) -> Character | None:
     return Character.objects.filter(room_id=room_id, owner=member_id, active=True).first()
 
 
+def table_name(room_id: int, member_id: str, name: str) -> str:
+    """The name a member rolls under at the table: their active character's when they
+    play one, else theirs (`name`)."""
+    character = active_character(room_id, member_id)
+    return character.name if character else name
+
+
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:
     """(canonical key, value) of `name` on the sheet, or None if the sheet lacks it."""
     key = pack_of(character).sheet.canonical(name)
@@ -275,7 +340,7 @@ def sheet_change(character: Character, name: str, operator: str, amount: int) ->
     pack = pack_of(character)
     key = pack.sheet.canonical(name)
     if key is None:
-        raise SheetError(_("{name!r} is not on a {system} sheet."), name=name, system=pack.id)
+        raise NotOnTheSheet(pack, name.strip())
     resource_ids = {r.id for r in pack.sheet.resources}
     if key in pack.sheet.attributes:
         table = character.attributes

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from base import frames
 from base.i18n import _, say
+from keeper import characters
 from keeper.dice import DiceError, roll_expression
 
 PREFIXES = (".", "。", "/")
@@ -158,17 +159,18 @@ _INLINE = re.compile(r"\[\[(.{1,200}?)\]\]")
 def inline_rolls(text: str, caller: Caller) -> CommandReply:
     """Ordinary text with `[[expr]]` rolls: each rolled, the line told with its results."""
     events: list[DiceEvent] = []
+    who = characters.table_name(caller.room_id, caller.member_id, caller.name)
 
     def substitute(match: re.Match) -> str:
         try:
             (result,) = roll_expression(match.group(1))
         except DiceError as refused:
             return f"[[{match.group(1)}: {refused.message(caller.locale)}]]"
-        events.append(DiceEvent(frames.dice(caller.name, "roll", result.expr, result.rolls, result.total)))
+        events.append(DiceEvent(frames.dice(who, "roll", result.expr, result.rolls, result.total)))
         return f"{match.group(1)}={result.total}"
 
     told = _INLINE.sub(substitute, text)
-    return CommandReply(f"{caller.name}: {told}", private=False, events=events)
+    return CommandReply(f"{who}: {told}", private=False, events=events)
 
 
 def keeper_refusal(caller: Caller) -> CommandReply:

@@ -10,7 +10,7 @@ import hashlib
 import re
 
 from base.i18n import _
-from keeper import game
+from keeper import characters, game
 from keeper.commands import Caller, CommandReply, command, help_text, keeper_refusal
 from keeper.dice import DiceError
 from keeper.models import TableSettings
@@ -19,6 +19,7 @@ from keeper.rules.packs import Pack
 
 _ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
 _BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)
+_BONUS_WORD = re.compile(r"^[bp]\d?$", re.IGNORECASE)
 _SKILL_VALUE = re.compile(r"^(?P<name>.*?)\s*(?P<value>\d+)$")
 _REPEAT = re.compile(r"^(\d+)#\s*(.*)$", re.S)
 
@@ -30,8 +31,7 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
     if marker:
         expression = expression[: marker.start()].strip()
         edge = "advantage" if marker.group(1).lower() in ("adv", "advantage", "优势") else "disadvantage"
-    # Only the pack's default die (an empty expression) needs the sheet, to know the pack.
-    actor = game.Actor(caller.room_id, caller.name) if expression or edge else _actor(caller)
+    actor = _actor(caller)
     try:
         rolled = game.roll(actor, expression, hidden=hidden, edge=edge)
     except (DiceError, game.GameError) as refused:
@@ -43,14 +43,15 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
             events=rolled.events,
         )
     return CommandReply(
-        caller.say(_("{name} rolls {totals}"), name=caller.name, totals=totals),
+        caller.say(_("{name} rolls {totals}"), name=actor.name, totals=totals),
         private=False,
         events=rolled.events,
     )
 
 
 def _actor(caller: Caller) -> game.Actor:
-    """The caller as an actor: their name on the dice, their active sheet."""
+    """The caller as an actor: their active sheet, and the name the table knows them by
+    (their character's when they play one)."""
     return game.Actor.member(caller.room_id, caller.member_id, caller.name)
 
 
@@ -68,7 +69,9 @@ def hidden_roll(arguments: str, caller: Caller) -> CommandReply:
 
 def _parse_check(arguments: str, words: dict[str, str]) -> tuple[int, int, str, str, int | None]:
     """(bonus, penalty, difficulty, skill name, value) from `[b/p] [difficulty] name[value]`;
-    `words` are the pack's difficulty words."""
+    `words` are the pack's difficulty words. The name may be several words ("Spot Hidden");
+    a bonus or difficulty word after it, as its own word, is a modifier too ("spot hidden
+    hard 60"), never part of the name."""
     bonus = penalty = 0
     difficulty = "regular"
     rest = arguments.strip()
@@ -92,20 +95,32 @@ def _parse_check(arguments: str, words: dict[str, str]) -> tuple[int, int, str, 
                 rest = rest[len(word) :].strip()
                 changed = True
                 break
-    match = _SKILL_VALUE.match(rest)
-    if match:
-        return bonus, penalty, difficulty, match.group("name").strip(), int(match.group("value"))
-    return bonus, penalty, difficulty, rest, None
+    value = None
+    for _side in range(2):  # modifiers after the value, then between the name and it
+        *name_words, last = rest.split() or [""]
+        while name_words and (last.lower() in words or _BONUS_WORD.match(last)):
+            if last.lower() in words:
+                difficulty = words[last.lower()]
+            else:
+                count = int(last[1:] or 1)
+                bonus, penalty = (bonus + count, penalty) if last[0] in "bB" else (bonus, penalty + count)
+            *name_words, last = name_words
+        rest = " ".join([*name_words, last])
+        match = _SKILL_VALUE.match(rest)
+        if match and value is None:
+            rest, value = match.group("name").strip(), int(match.group("value"))
+    return bonus, penalty, difficulty, rest, value
 
 
-def _check_text(caller: Caller, checked: game.Checked, pack: Pack) -> str:
-    """The line the table reads for a check (the skill by its name in the caller's language)."""
+def _check_text(caller: Caller, actor: game.Actor, checked: game.Checked, pack: Pack) -> str:
+    """The line the table reads for a check: the roller as the dice name them, the skill
+    by its name in the caller's language."""
     label = checked.outcome.as_wire(caller.locale)["label"] if checked.outcome else ""
     skill = pack.sheet.skill_label(checked.skill, caller.locale) if checked.skill else ""
     if checked.scale == "d100":
         return caller.say(
             _("{who}: {skill} {roll}/{target} {label}"),
-            who=caller.name,
+            who=actor.name,
             skill=skill or "check",
             roll=checked.total,
             target=checked.target,
@@ -113,7 +128,7 @@ def _check_text(caller: Caller, checked: game.Checked, pack: Pack) -> str:
         )
     return caller.say(
         _("{who}: {skill} {total}{vs}{verdict}"),
-        who=caller.name,
+        who=actor.name,
         skill=skill,
         total=checked.total,
         vs=f" vs DC {checked.target}" if checked.target is not None else "",
@@ -144,10 +159,10 @@ def _d20_check(arguments: str, caller: Caller, actor: game.Actor, pack: Pack) ->
         proficient=proficient,
         dc=int(match.group("dc")) if match.group("dc") else None,
     )
-    return CommandReply(_check_text(caller, checked, pack), private=False, events=checked.events)
+    return CommandReply(_check_text(caller, actor, checked, pack), private=False, events=checked.events)
 
 
-@command("ra", "rc", "check", help=_("skill check: .ra b hard 侦查60"))
+@command("ra", "rc", "check", help=_("skill check: .ra Spot Hidden, .ra b hard 侦查60"))
 def check(arguments: str, caller: Caller) -> CommandReply:
     """A graded check the room's rules' way: under a skill (with `3#` repeats, bonus and
     penalty dice, difficulty words), or d20 + modifier against a DC."""
@@ -170,23 +185,64 @@ def check(arguments: str, caller: Caller) -> CommandReply:
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(
-        "\n".join(_check_text(caller, c, pack) for c in checks),
+        "\n".join(_check_text(caller, actor, c, pack) for c in checks),
         private=False,
         events=[event for c in checks for event in c.events],
     )
 
 
+def _pieces(text: str, pack: Pack) -> list[str] | None:
+    """`.rav`'s arguments as its two sides' texts. Each side is a name (maybe several
+    words, maybe a difficulty word first) and a value, glued or not ("斗殴50 闪避40",
+    "hard Spot Hidden 60 Dodge 40"); without values, the split where both sides name
+    something the pack knows ("Spot Hidden Dodge")."""
+    tokens = text.split()
+    for index, token in enumerate(tokens[:-1]):
+        if token[-1].isdigit():
+            return [" ".join(tokens[: index + 1]), " ".join(tokens[index + 1 :])]
+    if len(tokens) == 2:
+        return tokens
+    words = pack.difficulty_words()
+    for index in range(1, len(tokens)):
+        halves = [" ".join(tokens[:index]), " ".join(tokens[index:])]
+        if all(pack.sheet.canonical(_parse_check(half, words)[3]) for half in halves):
+            return halves
+    return None
+
+
+def _sides(arguments: str, actor: game.Actor, pack: Pack) -> list[game.Side] | None:
+    """Both sides of an opposed check; a side without a value reads the actor's sheet.
+    None when there are not two sides with values."""
+    pieces = _pieces(arguments, pack)
+    if pieces is None:
+        return None
+    words = pack.difficulty_words()
+    sides = []
+    for piece in pieces:
+        _b, _p, difficulty, name, value = _parse_check(piece, words)
+        if value is None and actor.character is not None:
+            found = characters.sheet_value(actor.character, name)
+            if found is None:
+                raise game.UnknownSkill(actor.pack(), name)
+            name, value = found
+        elif value is not None:
+            name = game.frame_name(actor, name)
+        if value is None or not name:
+            return None
+        sides.append(game.Side(name, value, difficulty))
+    return sides
+
+
 @command("rav", "rcv", help=_("opposed check: .rav 斗殴50 闪避40"))
 def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
-    actor = game.Actor(caller.room_id, caller.name)
+    actor = _actor(caller)
     try:
         pack = actor.pack()
-        words = pack.difficulty_words()
-        parsed = [_parse_check(side, words) for side in arguments.split()]
-        if len(parsed) != 2 or any(value is None for *_parts, value in parsed):
+        sides = _sides(arguments, actor, pack)
+        if sides is None:
             return CommandReply(caller.say(_("Use .rav <left><value> <right><value>.")))
-        left, right = (game.Side(name, value or 0, difficulty) for _b, _p, difficulty, name, value in parsed)
+        left, right = sides
         result = game.opposed_check(actor, left, right)
     except game.GameError as refused:
         return CommandReply(refused.message(caller.locale))

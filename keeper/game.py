@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from base import frames
-from base.i18n import Refusal, _
+from base.i18n import Refusal, _, say
 from keeper import characters
 from keeper.commands import DiceEvent
 from keeper.dice import RollResult, roll_expression
@@ -39,10 +39,28 @@ class GameError(Refusal):
     """An action that cannot be played as asked; `message(locale)` says why."""
 
 
+class UnknownSkill(GameError):
+    """A skill the actor's sheet does not have: told with the pack's closest names, in
+    the reader's language."""
+
+    def __init__(self, pack: Pack, name: str) -> None:
+        super().__init__(_("{name} is not on your sheet."), name=name)
+        self.pack, self.name = pack, name
+
+    def message(self, locale: str) -> str:
+        """The refusal, with the names the player may have meant."""
+        text = super().message(locale)
+        close = self.pack.sheet.closest(self.name, locale)
+        if close:
+            text += say(locale, _(" Did you mean: {names}?"), names=", ".join(close))
+        return text
+
+
 @dataclass(frozen=True)
 class Actor:
     """Who acts: the room, the name the table sees on the dice, and the sheet the
-    action reads (None for someone without one, such as an NPC or the keeper)."""
+    action reads (None for someone without one, such as an NPC or the keeper). One
+    roller has one name at the table: their character's when they play one."""
 
     room_id: int
     name: str
@@ -50,8 +68,10 @@ class Actor:
 
     @classmethod
     def member(cls, room_id: int, member_id: str, name: str) -> Actor:
-        """A member, with their active character's sheet if they have one."""
-        return cls(room_id, name, characters.active_character(room_id, member_id))
+        """A member, with their active character's sheet if they have one: then named
+        as the character (on the dice, in the story, in `.report`), else as the member."""
+        character = characters.active_character(room_id, member_id)
+        return cls(room_id, character.name if character else name, character)
 
     def pack(self) -> Pack:
         """The rules this actor plays by: the character's system, else the room's."""
@@ -148,16 +168,36 @@ def skill_check(
     return _d100_check(actor, skill, value, difficulty, bonus, penalty)
 
 
+def frame_name(actor: Actor, skill: str) -> str:
+    """A skill as its dice frame names it: as typed when it is an id or an alias of the
+    pack (what clients look labels up by), else its id when the pack knows it by a
+    display name ("Spot Hidden" is spot_hidden)."""
+    sheet = actor.pack().sheet
+    return skill if sheet.exact(skill) else sheet.canonical(skill) or skill
+
+
+def _unknown(actor: Actor, skill: str, otherwise: GameError) -> GameError:
+    """Why a check without a value cannot be rolled: a skill the actor's sheet lacks
+    (with the closest names), else `otherwise` (no sheet, no skill named)."""
+    if actor.character is not None and skill.strip():
+        return UnknownSkill(actor.pack(), skill.strip())
+    return otherwise
+
+
 def _d100_check(
     actor: Actor, skill: str, value: int | None, difficulty: str, bonus: int, penalty: int
 ) -> Checked:
     if value is None:
         found = _sheet_value(actor, skill)
         if found is None:
-            raise GameError(
-                _("Give the value to roll against (.ra 侦查60), or make a character with .coc."),
+            raise _unknown(
+                actor,
+                skill,
+                GameError(_("Give the value to roll against (.ra 侦查60), or make a character with .coc.")),
             )
         skill, value = found
+    else:
+        skill = frame_name(actor, skill)
     if value > MAX_VALUE:
         raise GameError(_("That value is too large."))
     rolled = roll_d100(bonus, penalty)
@@ -205,13 +245,17 @@ def _d20_check(
     if value is None:
         found = _sheet_value(actor, skill)
         if found is None:
-            raise GameError(
-                _("Give the modifier (.ra athletics+3 15) or make a character with .dnd."),
+            raise _unknown(
+                actor,
+                skill,
+                GameError(_("Give the modifier (.ra athletics+3 15) or make a character with .dnd.")),
             )
         skill, score = found
         assert actor.character is not None
         sheet = characters.pack_of(actor.character).sheet
         value = dnd5e.modifier(score) if skill in sheet.attributes else score
+    else:
+        skill = frame_name(actor, skill)
     if proficient:
         value += dnd5e.PROFICIENCY_BONUS
     d20 = roll_d20(advantage, disadvantage)
@@ -318,7 +362,7 @@ def growth(actor: Actor, skill: str) -> Grown:
     character = _needs_subsystem(actor, "growth")
     found = characters.sheet_value(character, skill)
     if found is None:
-        raise GameError(_("That skill is not on your sheet."))
+        raise UnknownSkill(actor.pack(), skill.strip())
     key, value = found
     rolled, gain, new = coc7.growth(value)
     if gain:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from base import frames
 from base.i18n import _
+from keeper.characters import table_name
 from keeper.commands import Caller, CommandReply, DiceEvent, command
 from keeper.dice.roller import roller
 
@@ -37,15 +38,16 @@ LONG_TERM = [
 def _bout(table: list[str], caller: Caller, label: str) -> CommandReply:
     face = roller().die(10)
     duration = roller().die(10)
+    who = table_name(caller.room_id, caller.member_id, caller.name)
     text = caller.say(
         _("{who} — {label} ({face}): {effect} (1d10 = {duration})"),
-        who=caller.name,
+        who=who,
         label=caller.say(label),
         face=face,
         effect=caller.say(table[face - 1]),
         duration=duration,
     )
-    frame = frames.dice(caller.name, "roll", "1d10", [face], face)
+    frame = frames.dice(who, "roll", "1d10", [face], face)
     return CommandReply(text, private=False, events=[DiceEvent(frame)])
 
 

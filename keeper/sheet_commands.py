@@ -19,6 +19,9 @@ from keeper.models import TableSettings
 from keeper.rules.packs import catalog
 
 _CHANGE = re.compile(r"^(?P<name>[^\d+=\-]+?)\s*(?P<op>\+=|-=|=|\+|-)?\s*(?P<amount>\d+)$")
+# Each change of `.st STR60 Spot Hidden 70 HP-4`: a name (words, spaces between them), an
+# operator and an amount.
+_CHANGES = re.compile(r"[^\d\s+=\-](?:[^\d+=\-]*[^\d\s+=\-])?\s*(?:\+=|-=|=|\+|-)?\s*\d+")
 
 
 def no_character(caller: Caller) -> CommandReply:
@@ -85,7 +88,10 @@ def make_dnd(arguments: str, caller: Caller) -> CommandReply:
 
 @command(
     "st",
-    help=_("sheet: .st, .st STR60, .st HP-4, .st 侦查=70, .st finalize, .st delete, .st undo"),
+    help=_(
+        "sheet: .st (every value, by the names you can type), .st STR60, .st HP-4, "
+        ".st Spot Hidden 70, .st finalize, .st delete, .st undo"
+    ),
 )
 def sheet(arguments: str, caller: Caller) -> CommandReply:
     """Show or change the caller's own active sheet."""
@@ -107,10 +113,10 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
                 values=characters.describe(character, caller.locale),
             )
         )
-    if text in ("", "show"):
-        return CommandReply(f"{character.name}: {characters.describe(character, caller.locale)}")
+    if text.lower() in ("", "show", "list"):
+        return CommandReply(_listing(character, caller))
     changes = []
-    for part in re.findall(r"[^\d\s+=\-]+\s*(?:\+=|-=|=|\+|-)?\s*\d+", text):
+    for part in _CHANGES.findall(text):
         match = _CHANGE.match(part.strip())
         if not match:
             continue
@@ -127,6 +133,17 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
             caller.say(_("Use .st STR60 or .st HP-4 (or .st finalize, .st delete, .st undo)."))
         )
     return CommandReply(f"{character.name}: " + ", ".join(changes))
+
+
+def _listing(character: characters.Character, caller: Caller) -> str:
+    """`.st`: the sheet's values by group, each under the name the caller may type."""
+    pack = characters.pack_of(character)
+    lines = [f"{character.name} ({pack.name.pick(caller.locale)})"]
+    lines += [
+        caller.say(_("{group}: {entries}"), group=caller.say(title), entries=", ".join(entries))
+        for title, entries in characters.listing(character, caller.locale)
+    ]
+    return "\n".join(lines)
 
 
 # What deletes the sheet (as the reference clients send it: one word, their own
@@ -342,11 +359,13 @@ def sanity(arguments: str, caller: Caller) -> CommandReply:
     return CommandReply(text, private=False, events=checked.events)
 
 
-@command("en", help=_("skill growth: .en 侦查"))
+@command("en", help=_("skill growth: .en 侦查, .en Spot Hidden"))
 def grow(arguments: str, caller: Caller) -> CommandReply:
     actor = game.Actor.member(caller.room_id, caller.member_id, caller.name)
     if actor.character is None:
         return no_character(caller)
+    if not arguments.strip():
+        return CommandReply(caller.say(_("Name the skill to grow: .en Spot Hidden")))
     try:
         grown = game.growth(actor, arguments.strip())
     except game.GameError as refused:

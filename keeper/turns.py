@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from base import frames
-from keeper import chronicle, commands
+from keeper import characters, chronicle, commands
 from keeper.chronicle import is_aside
 from keeper.kp import sample, stage, tools
 from keeper.kp.keepers import turn_rule
@@ -125,7 +125,10 @@ def _command_played(
         # A command the table saw nothing of (`.rh`) leaves the keepers their hidden roll
         # and the table no trace: not even the line typed.
         line = (reply.echo or text) if len(hidden) < len(events) else ""
-        chronicle.record(room_id, chronicle.Turn(actor.name, line, said, told, [], hidden_rolls=hidden))
+        # The turn is the roller's: under their character's name when they play one, as
+        # their dice are.
+        roller = characters.table_name(room_id, actor.member_id, actor.name)
+        chronicle.record(room_id, chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden))
     played.settled = reply.follow_up is None and not reply.media
     return played
 

@@ -16,8 +16,8 @@ from keeper.commands import Caller, CommandReply, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.llm.endpoints import EndpointRefused
 from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENTURE
-from keeper.models import KeeperNote, Npc, Story
-from rooms.models import TranscriptEntry, TurnEvent
+from keeper.models import Character, KeeperNote, Npc, Story
+from rooms.models import AccessKey, TranscriptEntry, TurnEvent
 
 # What makes a word of `.model set` an address rather than a model's name: a URL scheme,
 # in any case (`HTTP://`, `ftp://`).
@@ -95,10 +95,14 @@ def _npc_add(arguments: str, caller: Caller) -> CommandReply:
 @command("report", help=_("the session log: lines, rolls, successes"))
 def report(arguments: str, caller: Caller) -> CommandReply:
     """Counts over the room's story: who spoke, who rolled, how checks went (only the
-    rolls the caller could see)."""
+    rolls the caller could see). One person is counted under one name: their
+    character's when they play one, as their dice name them."""
+    playing, rolled_as = _table_names(caller.room_id)
     spoke = Counter(
-        entry.name or entry.speaker
-        for entry in TranscriptEntry.objects.filter(room_id=caller.room_id).only("name", "speaker")
+        playing.get(entry.member_id) or entry.name or entry.speaker
+        for entry in TranscriptEntry.objects.filter(room_id=caller.room_id).only(
+            "name", "speaker", "member_id"
+        )
     )
     rolls, successes = Counter(), Counter()
     for event in TurnEvent.objects.filter(room_id=caller.room_id):
@@ -107,6 +111,7 @@ def report(arguments: str, caller: Caller) -> CommandReply:
         if not event.visible_to(member_id=caller.member_id, is_keeper=caller.is_keeper):
             continue
         actor = str(event.frame.get("actor", "?"))
+        actor = rolled_as.get(actor, actor)
         rolls[actor] += 1
         if (event.frame.get("outcome") or {}).get("success"):
             successes[actor] += 1
@@ -134,6 +139,19 @@ def report(arguments: str, caller: Caller) -> CommandReply:
             )
         )
     return CommandReply("\n".join(lines))
+
+
+def _table_names(room_id: int) -> tuple[dict[str, str], dict[str, str]]:
+    """(member id → the name they play under, member name → the same): each member
+    playing a character goes by its name. The second reads rolls recorded before dice
+    named the character (under the member's name) as the character's."""
+    playing = dict(
+        Character.objects.filter(room_id=room_id, active=True).exclude(owner="").values_list("owner", "name")
+    )
+    members = AccessKey.objects.filter(room_id=room_id, member_id__in=list(playing)).values_list(
+        "name", "member_id"
+    )
+    return playing, {name: playing[member_id] for name, member_id in members}
 
 
 def _current(caller: Caller) -> str:

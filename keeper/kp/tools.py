@@ -20,7 +20,7 @@ from keeper.kp.tool_kinds import Tool, ToolContext, ToolOutcome
 from keeper.kp.tool_kinds import schema as _schema
 from keeper.models import Character, KeeperNote, LoreEntry, Story, TableSettings
 from keeper.rules.outcome import Outcome
-from rooms.models import TranscriptEntry
+from rooms.models import AccessKey, TranscriptEntry
 
 __all__ = ["Tool", "ToolContext", "ToolOutcome"]  # where the turn loop and the tests find them
 
@@ -30,12 +30,18 @@ DEFAULT_DC = 15
 
 
 def find_character(room_id: int, name: str) -> Character | None:
-    """An active character of the room by name (case-insensitive), or a pregen."""
+    """An active character of the room by name (case-insensitive), or a pregen, or the
+    active character of the member of that name (the model reads the players' lines under
+    their own names): a roll for them is their character's."""
     name = (name or "").strip()
     if not name:
         return None
     found = Character.objects.filter(room_id=room_id, active=True, name__iexact=name).first()
-    return found or Character.objects.filter(room_id=room_id, name__iexact=name).first()
+    found = found or Character.objects.filter(room_id=room_id, name__iexact=name).first()
+    if found is None:
+        members = AccessKey.objects.filter(room_id=room_id, name__iexact=name).values("member_id")
+        found = Character.objects.filter(room_id=room_id, active=True, owner__in=members).first()
+    return found
 
 
 def _actor(context: ToolContext, character: Character | None, fallback_name: str) -> game.Actor:
@@ -72,8 +78,8 @@ def _table(played: game.Played) -> list[tuple[dict, bool]]:
 
 
 def _skill_check(arguments: dict, context: ToolContext) -> ToolOutcome:
-    # Models write "Spot Hidden"; the sheet says spot_hidden.
-    skill = "_".join(str(arguments.get("skill") or "").split())
+    # Models write "Spot Hidden" or "侦查": the pack knows its skills by those names too.
+    skill = " ".join(str(arguments.get("skill") or "").split())
     if not skill or any(ch.isdigit() for ch in skill):
         return ToolOutcome("name the skill, without a number")
     who = str(arguments.get("character") or "")

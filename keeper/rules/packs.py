@@ -3,6 +3,7 @@ that names the file and the field, never half-loaded."""
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -50,6 +52,12 @@ def readable(name: str) -> str:
     "Spot hidden"; "STR" and "侦查" read as they are."""
     words = " ".join(name.replace("_", " ").split())
     return words[:1].upper() + words[1:]
+
+
+def folded(name: str) -> str:
+    """A name as a player may type it, folded for comparison: case, underscores and
+    runs of spaces do not count ("Spot  hidden", "spot_hidden" and "SPOT HIDDEN" are one)."""
+    return " ".join(name.replace("_", " ").split()).casefold()
 
 
 def die_of(expr: str) -> str:
@@ -150,16 +158,52 @@ class Sheet(BaseModel):
     labels: dict[str, Label] = {}
     aliases: dict[str, str] = {}
 
-    def canonical(self, name: str) -> str | None:
-        """The sheet key `name` means (an attribute, resource, skill or alias), or None."""
-        folded = name.strip()
+    # Every name a player may type for a key, folded (`folded`): ids, aliases and the
+    # display names in each language. Filled once the sheet is read.
+    _words: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def exact(self, name: str) -> str | None:
+        """The sheet key `name` is (an attribute, resource or skill id, any case) or is an
+        alias of, or None: the names a dice frame keeps as typed."""
+        stripped = name.strip()
         by_case = {
             key.lower(): key for key in [*self.attributes, *(r.id for r in self.resources), *self.skills]
         }
-        if folded.lower() in by_case:
-            return by_case[folded.lower()]
-        target = self.aliases.get(folded) or self.aliases.get(folded.lower())
-        return target
+        if stripped.lower() in by_case:
+            return by_case[stripped.lower()]
+        return self.aliases.get(stripped) or self.aliases.get(stripped.lower())
+
+    def canonical(self, name: str) -> str | None:
+        """The sheet key `name` means, or None: an id or alias (`exact`), else a display
+        name in either language as the table prints it ("Spot Hidden", "侦查", "spot
+        hidden"), whatever its case and spacing."""
+        return self.exact(name) or self._words.get(folded(name))
+
+    def closest(self, name: str, locale: str, count: int = 3) -> list[str]:
+        """The display names (in `locale`) of the keys closest to `name`, for a name the
+        sheet does not know: names that hold it first, then names spelled like it."""
+        typed = folded(name)
+        if not typed:
+            return []
+        holding = [word for word in self._words if typed in word or (len(word) > 1 and word in typed)]
+        alike = difflib.get_close_matches(typed, list(self._words), n=count * 3, cutoff=0.5)
+        keys = list(dict.fromkeys(self._words[word] for word in [*holding, *alike]))
+        return [self.skill_label(key, locale) for key in keys[:count]]
+
+    @model_validator(mode="after")
+    def _typed_words(self) -> Sheet:
+        keys = [*self.attributes, *(r.id for r in self.resources), *self.skills]
+        words: dict[str, str] = {}
+        labels = {**{r.id: r.label for r in self.resources}, **self.labels}
+        for key in keys:
+            label = labels.get(key)
+            for word in (label.en, label.zh) if label else ():
+                if word:
+                    words.setdefault(folded(word), key)
+        words.update({folded(alias): key for alias, key in self.aliases.items()})
+        words.update({folded(key): key for key in keys})
+        self._words = words
+        return self
 
     def _label_of(self, key: str | None) -> Label | Localized | None:
         if key is None:

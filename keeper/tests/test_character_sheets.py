@@ -111,7 +111,8 @@ def test_the_state_shows_the_viewers_character_in_their_language(caller):
 def test_st_shows_the_sheet_it_changed(caller):
     dispatch(".coc Harvey", caller)
     dispatch(".st STR70 侦查80", caller)
-    assert "STR70" in dispatch(".st", caller).text
+    shown = dispatch(".st", caller).text
+    assert "Strength (STR) 70" in shown and "Spot Hidden 80" in shown
     assert characters.active_character(caller.room_id, caller.member_id).skills["spot_hidden"] == 80
 
 

@@ -326,7 +326,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         elif kind == "narrative":
             await self._narrative(frame)
         elif kind == "dice":
-            self.rolls.append(dice_line(frame))
+            self.rolls.append(dice_line(frame, self.session.locale))
         elif kind == "turn_status":
             if frame.get("status") == "busy" and self.mine_seen:
                 self.keeper_turn = True
@@ -481,9 +481,9 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             elif how == replays.LINE:
                 await self._narrative(frame, replayed=True)
             elif how == replays.ROLL_ON_TOP:
-                self.rolls.append(dice_line(frame))
+                self.rolls.append(dice_line(frame, self.session.locale))
             elif how == replays.ROLL:
-                await self._narrate(dice_line(frame))
+                await self._narrate(dice_line(frame, self.session.locale))
             else:
                 await self._tell(frame)
         await self._tell_quests()

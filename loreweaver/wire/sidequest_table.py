@@ -14,6 +14,7 @@ from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
+from base.i18n import _, say
 from keeper import characters, lore
 from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, Quest, TableSettings
 from keeper.rules.packs import catalog
@@ -390,10 +391,19 @@ def quests_completed(before: dict, after: dict) -> list[dict]:
     ]
 
 
-def dice_line(frame: dict) -> str:
-    """A roll, as a line of the narration."""
-    what = frame.get("skill") or frame.get("expr") or ""
-    line = f"{frame.get('actor', '')} rolls {what}: {frame.get('total', '')}"
+def dice_line(frame: dict, locale: str = "en") -> str:
+    """A roll, as a line of the narration in `locale`: the roller as the dice name them
+    (a player's character), a skill by its display name."""
+    skill = frame.get("skill")
+    expr = str(frame.get("expr") or "")
+    what = catalog().skill_label(str(skill), locale, expr) if skill else expr
+    line = say(
+        locale,
+        _("{who} rolls {what}: {total}"),
+        who=frame.get("actor", ""),
+        what=what,
+        total=frame.get("total", ""),
+    )
     if frame.get("target") is not None:
         line += f"/{frame['target']}"
     label = (frame.get("outcome") or {}).get("label")

@@ -173,8 +173,8 @@ async def test_the_contract_era_client_plays_creation_actions_a_dot_command_and_
             told = [m["payload"].get("text", "") for m in wren.seen if m["type"] == "NARRATION"]
             assert wren.seen[0]["type"] == "SESSION_EVENT", "the story comes after ready"
             assert not any(text.startswith("Wren: ") for text in told), "my own lines are not told back"
-            assert any(re.fullmatch(r"Wren rolls 2d6: \d+", text) for text in told), (
-                "a command's roll, on its own"
+            assert any(re.fullmatch(r"Wren Hale rolls 2d6: \d+", text) for text in told), (
+                "a command's roll, on its own, under the character's name"
             )
             assert any("goes over this place slowly" in text for text in told), (
                 "the story so far, after ready"
