@@ -14,6 +14,7 @@ from django.core import signing
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
+from base.i18n import _, say
 from keeper import characters, lore
 from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, Quest, TableSettings
 from keeper.rules.packs import catalog
@@ -390,12 +391,16 @@ def quests_completed(before: dict, after: dict) -> list[dict]:
     ]
 
 
-def dice_line(frame: dict) -> str:
-    """A roll, as a line of the narration."""
+def dice_line(frame: dict, locale: str) -> str:
+    """A roll, as a line of the narration in `locale` (the frame's labels are already
+    the viewer's)."""
     what = frame.get("skill") or frame.get("expr") or ""
-    line = f"{frame.get('actor', '')} rolls {what}: {frame.get('total', '')}"
+    total = f"{frame.get('total', '')}"
     if frame.get("target") is not None:
-        line += f"/{frame['target']}"
+        total += f"/{frame['target']}"
+    line = say(
+        locale, _("{actor} rolls {what}: {total}"), actor=frame.get("actor", ""), what=what, total=total
+    )
     label = (frame.get("outcome") or {}).get("label")
     return line + (f" ({label})" if label else "")
 
