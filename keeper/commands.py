@@ -65,6 +65,9 @@ class CommandReply:
     follow_up: FollowUp | None = None
     # The room's panels changed (`.panels enable`): every member gets its own `ui_manifest`.
     panels_changed: bool = False
+    # The keeper chose the room's language (`.language`): every connection of the room
+    # writes its member's server lines in it from now on.
+    room_language: str = ""
 
 
 @dataclass(frozen=True)

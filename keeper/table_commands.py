@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 from pathlib import Path
@@ -67,21 +68,45 @@ RESET_DONE = {
 
 @command(
     "language",
-    help=_("room language: .language en|zh"),
-    keeper_only=True,
+    help=_("the room's language: .language (show); keeper: .language en|zh, for every member"),
 )
 def language(arguments: str, caller: Caller) -> CommandReply:
+    """Say the room's language, or (a keeper) choose it: from then on every server line
+    of the story is written in it for every member, whatever language they joined with."""
     choice = arguments.strip().lower()
     settings = TableSettings.of(caller.room_id)
     if not choice:
-        return CommandReply(caller.say(_("Room language: {l}."), l=settings.language or "server default"))
+        if not settings.language:
+            return CommandReply(
+                caller.say(
+                    _("No room language is chosen: each member reads in the language they joined with.")
+                )
+            )
+        return CommandReply(
+            caller.say(_("Room language: {name}."), name=caller.say(LANGUAGE_NAMES[settings.language]))
+        )
     if not caller.is_keeper:
         return keeper_refusal(caller)
-    if choice not in ("en", "zh"):
-        return CommandReply(caller.say(_("Choose en or zh.")))
+    if choice not in LANGUAGE_NAMES:
+        return CommandReply(
+            caller.say(
+                _("No room language is called {choice}: use .language en (English) or .language zh (中文)."),
+                choice=choice[:20],
+            )
+        )
     settings.language = choice
     settings.save(update_fields=["language"])
-    return CommandReply(caller.say(_("Room language: {l}."), l=choice), private=False)
+    # Said in the new language, to the whole room: it is everyone's from this line on.
+    now = dataclasses.replace(caller, locale=choice)
+    return CommandReply(
+        now.say(_("Room language is now {name}."), name=now.say(LANGUAGE_NAMES[choice])),
+        private=False,
+        room_language=choice,
+    )
+
+
+# The languages a room can be played in, each named in the language it is said in.
+LANGUAGE_NAMES = {"en": _("English"), "zh": _("Chinese")}
 
 
 @command(

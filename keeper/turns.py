@@ -59,13 +59,17 @@ def play_line(
 ) -> LinePlayed | None:
     """Play `text` for the holder of key `key_id` (None when the key was revoked or
     moved to another room): the command answered, or the line stored, with the
-    chronicle and the hooks' part decided. `locale` is the caller's language."""
+    chronicle and the hooks' part decided. `locale` is the caller's language; the
+    room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
     holder = services.key_member(key_id)
     if holder is None or holder.room_id != room_id:
         return None
     actor = Actor(holder.member_id, holder.name, holder.role)
     if sample.is_guided_action(text) and not demo_set_up:
         return LinePlayed(actor, guided=True)
+    # Read here, not only at the connection: a `.language` from another process may
+    # not have reached this member's session yet.
+    locale = tools.room_locale(room_id, locale)
     caller = commands.Caller(
         room_id=room_id,
         member_id=actor.member_id,
@@ -82,7 +86,7 @@ def play_line(
     played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
     played.hook_scripts = pack_services.room_hook_scripts(room_id)
     if rule.bot:
-        played.keeper_locale = tools.room_locale(room_id, locale)
+        played.keeper_locale = locale
         if rule.structured:
             played.round_opened_after, played.round_actors = selectors.open_round(room_id)
             played.round_seconds = rule.round_seconds

@@ -511,5 +511,10 @@ def activity_of(name: str) -> str:
 
 
 def room_locale(room_id: int, default: str) -> str:
-    """The room's language: the keeper's choice, else the server's."""
-    return TableSettings.of(room_id).language or default
+    """The room's language: the keeper's choice, else `default`."""
+    return chosen_language(room_id) or default
+
+
+def chosen_language(room_id: int) -> str:
+    """The language the room's keeper chose (`.language`), "" when none was chosen."""
+    return TableSettings.objects.filter(room_id=room_id).values_list("language", flat=True).first() or ""

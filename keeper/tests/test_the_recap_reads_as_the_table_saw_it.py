@@ -10,8 +10,8 @@ from loreweaver.testing.clients import WsClient, settle, system_answer
 async def test_a_rolls_outcome_reads_in_the_rooms_language(server, room):
     async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(server.env.mint(room, "Kay", "keeper"))
-        assert "zh" in await system_answer(keeper, ".language zh")
-        await system_answer(keeper, ".ra 侦查 50")  # the roll's own reply, in the keeper's English
+        assert await system_answer(keeper, ".language zh") == "房间语言已切换为中文。"
+        await system_answer(keeper, ".ra 侦查 50")  # the roll's own reply, in the room's language
         recap = await system_answer(keeper, ".recap")
     assert "侦查" in recap and any(word in recap for word in ("成功", "失败", "大成功", "大失败"))
     assert "{" not in recap and "Success" not in recap and "Failure" not in recap

@@ -39,6 +39,7 @@ class Joined(Protocol):
     def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None: ...
     async def deliver_then_close(self, frame: dict, timeout: float = 5.0) -> None: ...
     async def current_seat(self) -> Seat | None: ...
+    def screen_language(self, locale: str) -> None: ...
 
 
 Handler = Callable[[Joined, inbound.Inbound], Awaitable[None]]
@@ -124,6 +125,12 @@ async def on_join(connection: Joined, frame: inbound.Join) -> None:
 async def on_list_pack_cards(connection: Joined, frame: inbound.ListPackCards) -> None:
     """The installed packs' card files, by name and kind (an empty list when none)."""
     connection.send(frames.pack_cards(await database_sync_to_async(pack_services.pack_cards)()))
+
+
+async def on_viewer_locale(connection: Joined, frame: inbound.ViewerLocale) -> None:
+    """The viewer's screen is now in `frame.locale`: its `state` labels follow, in a
+    fresh `state` at once (the story's language stays the room's)."""
+    connection.screen_language(frame.locale)
 
 
 # A panel's value is capped like this whatever the input cap is (protocol 2.3).
@@ -259,6 +266,7 @@ HANDLERS: dict[str, Handler] = {
     "ping": on_ping,
     "join": on_join,
     "list_pack_cards": on_list_pack_cards,
+    "viewer_locale": on_viewer_locale,
     "panel_intent": on_panel_intent,
     "avatar_set": on_avatar_set,
     "media_offer": on_media_offer,

@@ -29,6 +29,8 @@ Messages on the bus:
 - `room.disconnect`: the operator disconnects a member's sessions.
 - `room.notice`: a line of `text` for every member, as a `system` frame: what any Django
   code may send (`rooms.services.room_notice`, `manage.py notice`).
+- `room.language`: the room's keeper chose the room's language (`.language`); every
+  session writes its member's server lines in it from then on (`SessionCore.locale`).
 - `room.resync`: the bus came back from a failure (or a broadcast to the room was
   lost): sessions catch up on the rows they missed, from the database.
 - `room.turn_free`: a turn of the room ended (on a bus that spans processes): the
@@ -181,6 +183,12 @@ async def publish_manifests(room_id: int, *, into: Batch | None = None) -> None:
         log.warning("room=%s panels could not be read: %r", room_id, exc)
         return
     await _send(room_id, {"type": "room.manifest", **manifests}, into)
+
+
+async def publish_room_language(room_id: int, language: str, *, into: Batch | None = None) -> None:
+    """Tell every connection of the room, on every process, that the room's language
+    is now `language` ("" once none is chosen)."""
+    await _send(room_id, {"type": "room.language", "language": language}, into)
 
 
 async def publish_key_changed(room_id: int, key_id: int) -> None:

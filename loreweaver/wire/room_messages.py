@@ -71,6 +71,7 @@ class RoomMessages:
             self.send(state)
             return
         self.send({**state, "reset": True})  # the client also clears its story
+        await self.read_room_language(seat)  # a restored room brings its own settings
         told = replaced_notice(message.get("told") or {}, self.locale)
         if told is not None:
             self.send(frames.system(told))
@@ -111,6 +112,11 @@ class RoomMessages:
     async def _room_resync(self, seat: Seat, message: dict) -> None:
         await self._catch_up(seat)
 
+    async def _room_language(self, seat: Seat, message: dict) -> None:
+        # From now on every server line this member reads is in the room's new language
+        # (its announcement, already written in it, follows on the bus).
+        self.room_language = message.get("language") or ""
+
 
 _HANDLERS: dict[str, Callable[[RoomMessages, Seat, dict], Awaitable[None]]] = {
     "room.frame": RoomMessages._room_frame,
@@ -122,4 +128,5 @@ _HANDLERS: dict[str, Callable[[RoomMessages, Seat, dict], Awaitable[None]]] = {
     "room.key": RoomMessages._room_key,
     "room.disconnect": RoomMessages._room_disconnect,
     "room.resync": RoomMessages._room_resync,
+    "room.language": RoomMessages._room_language,
 }

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from base import failpoints, frames, logs, metrics
 from keeper.kp.keepers import bot_on, demo_offered, images_configured
+from keeper.kp.tools import chosen_language
 from keeper.state import Viewer, build_state
 from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats
 from loreweaver.wire.protocol import inbound
@@ -93,7 +94,12 @@ class SessionCore(RoomMessages):
         # is connected (the operator console shows it).
         self.connection_id = f"{carrier.label}-{uuid.uuid4().hex}"
         self.seat: Seat | None = None
-        self.locale = settings.TRPG_LOCALE
+        # The language the member joined with, and the one their own screen is in (the
+        # browser's picker may change it: `viewer_locale`), which `state` labels follow.
+        self.join_locale = self.viewer_locale = settings.TRPG_LOCALE
+        # The room's language when its keeper chose one (`.language`): the story's
+        # language for every member, kept current by `room.language` messages.
+        self.room_language = ""
         # Bounded by hand (`_enqueue`): live frames beyond TRPG_SEND_QUEUE_FRAMES mean the
         # client stopped reading; a replay is as long as the operator made it.
         self._outbox: asyncio.Queue = asyncio.Queue()
@@ -117,6 +123,12 @@ class SessionCore(RoomMessages):
         self._manifests: dict[str, list[dict]] = {"player": [], "keeper": []}
         self.panel_ids: frozenset[str] = frozenset()
         self.pack_hashes: frozenset[str] = frozenset()  # the pack files those panels name
+
+    @property
+    def locale(self) -> str:
+        """The language every server line of the story is written in for this member:
+        the room's when its keeper chose one, else the member's join language."""
+        return self.room_language or self.join_locale
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -355,7 +367,7 @@ class SessionCore(RoomMessages):
         if self._deadline is not None:
             self._deadline.cancel()  # a join arrived in time; checking it may take a while
         if frame.locale in LOCALES:
-            self.locale = frame.locale
+            self.join_locale = self.viewer_locale = frame.locale
         failpoints.hit("join.lookup")
         access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
         if access_key is None:
@@ -402,6 +414,7 @@ class SessionCore(RoomMessages):
         )
 
         demo = seat.is_keeper and await demo_offered(seat.room_id)
+        await self.read_room_language(seat)
         self.send(seat.welcome(self.locale, demo=demo, imagegen=await images_configured(seat.room_id)))
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
@@ -504,8 +517,14 @@ class SessionCore(RoomMessages):
         if not await coordination.shared().busy_actor(seat.room_id):
             # A turn that ended during the outage may have lost its `idle`.
             self.send(frames.turn_idle())
+        await self.read_room_language(seat)
         await self._read_room_now(seat)
         self._send_presence_and_state(seat)
+
+    async def read_room_language(self, seat: Seat) -> None:
+        """Read the room's chosen language afresh (at a join, after the story was
+        replaced, after the bus missed messages)."""
+        self.room_language = await database_sync_to_async(chosen_language)(seat.room_id)
 
     async def _key_changed(self, seat: Seat) -> None:
         """This connection's access key changed: closed when it is gone (or moved to
@@ -542,8 +561,16 @@ class SessionCore(RoomMessages):
             self._presence_sent = presence
             self.send(presence)
 
+    def screen_language(self, locale: str) -> None:
+        """The viewer's own screen changed language (`viewer_locale`): a fresh `state`
+        with its labels in it."""
+        self.viewer_locale = locale
+        if self.seat is not None and self._snapshot is not None:
+            self.send(self._state(self.seat))
+
     def _state(self, seat: Seat) -> dict:
         assert self._snapshot is not None, "a joined connection has read its room"
-        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.locale)
+        # The viewer's own screen language: the protocol resolves Resource labels per viewer.
+        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.viewer_locale)
         online = [(m.member_id, m.name) for m, _carriers in self._online]
         return build_state(room=self._snapshot[1], viewer=viewer, online=online)

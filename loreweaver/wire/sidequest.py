@@ -193,7 +193,15 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         except ValidationError as invalid:
             first = invalid.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "message"
-            await self._error(f"Not a valid message: {where}: {first['msg']}")
+            # pydantic's own reason stays as it says it (English): it names the contract's fields.
+            await self._error(
+                say(
+                    self.session.locale,
+                    _("Not a valid message: {where}: {why}"),
+                    where=where,
+                    why=first["msg"],
+                )
+            )
             return
         if isinstance(parsed, Connect):
             await self._connect(parsed)
@@ -280,7 +288,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
     async def _action(self, action: Action) -> None:
         text = action.action.strip()
         if not text:
-            await self._error("An action needs some text.")
+            await self._error(say(self.session.locale, _("An action needs some text.")))
             return
         if action.aside:
             # Out of character: shown to the table as said, never narrated.

@@ -48,13 +48,17 @@ class ClientCommands:
                 )
             )
         elif word == "tone":
-            await self._narrate("This table has no tone axes; the Keeper follows the story.")
+            await self._narrate(
+                say(self.session.locale, _("This table has no tone axes; the Keeper follows the story."))
+            )
         elif word == "save":
             await self._command(".save")
         elif word == "gm":
             await self._gm(rest)
         else:
-            await self._error(f"Unknown command /{word}; /help lists them.")
+            await self._error(
+                say(self.session.locale, _("Unknown command /{word}; /help lists them."), word=word)
+            )
 
     async def _gm(self, rest: str) -> None:
         verb, _sep, argument = rest.partition(" ")

@@ -391,21 +391,19 @@ def quests_completed(before: dict, after: dict) -> list[dict]:
     ]
 
 
-def dice_line(frame: dict, locale: str = "en") -> str:
+def dice_line(frame: dict, locale: str) -> str:
     """A roll, as a line of the narration in `locale`: the roller as the dice name them
-    (a player's character), a skill by its display name."""
+    (a player's character), a skill by its display name (the frame's labels are already
+    the viewer's)."""
     skill = frame.get("skill")
     expr = str(frame.get("expr") or "")
     what = catalog().skill_label(str(skill), locale, expr) if skill else expr
-    line = say(
-        locale,
-        _("{who} rolls {what}: {total}"),
-        who=frame.get("actor", ""),
-        what=what,
-        total=frame.get("total", ""),
-    )
+    total = f"{frame.get('total', '')}"
     if frame.get("target") is not None:
-        line += f"/{frame['target']}"
+        total += f"/{frame['target']}"
+    line = say(
+        locale, _("{actor} rolls {what}: {total}"), actor=frame.get("actor", ""), what=what, total=total
+    )
     label = (frame.get("outcome") or {}).get("label")
     return line + (f" ({label})" if label else "")
 

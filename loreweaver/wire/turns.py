@@ -85,6 +85,8 @@ async def _answer(
     `kept` when the whole table sees it). Room frames gather in `batch`; it is sent
     first whenever something goes out another way, so every member sees the turn in
     order."""
+    if reply.room_language:  # before the reply, which is written in the new language
+        await hub.publish_room_language(context.room_id, reply.room_language, into=batch)
     for frame in reply.live:
         await hub.publish(context.room_id, frame, into=batch)
     if reply.panels_changed:

@@ -96,6 +96,15 @@ class ListPackCards(Inbound):
     type: Literal["list_pack_cards"]
 
 
+class ViewerLocale(Inbound):
+    """An addition of this server (docs/rules.md, "The room's language"): the language
+    of the viewer's own screen changed, so `state` labels follow it. The browser table
+    sends it; other clients never do."""
+
+    type: Literal["viewer_locale"]
+    locale: Literal["en", "zh"]
+
+
 # --- admin frames (keeper-gated; handlers arrive with the admin issue) ----------------------
 
 
@@ -218,6 +227,7 @@ AnyInbound = Annotated[
     | AvatarSet
     | PanelIntent
     | ListPackCards
+    | ViewerLocale
     | AdminGetConfig
     | AdminSetModel
     | AdminSetImagegen

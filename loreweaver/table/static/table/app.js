@@ -17,6 +17,9 @@ const PROTOCOL = document.body.dataset.protocol;
 // kept in the tab's sessionStorage, never in the address, a cookie or a log.
 const SEAT = "loreweaver-seat";
 const ENDED = "loreweaver-ended"; // why the last seat ended, shown once on the join screen
+// The language this browser's member chose for the page (the join form's or the table's
+// picker), kept across visits: it wins over the room's language the welcome says.
+const CHOSEN_LANGUAGE = "loreweaver-language";
 const BUSY_TIMEOUT_MS = 180000;
 const UPLOADED_SHOWN_MS = 4000;
 const $ = (id) => document.getElementById(id);
@@ -424,7 +427,27 @@ async function upload(file) {
 // --- the connection ---------------------------------------------------------------
 
 function setConnection(word) {
+  $("connection").dataset.i18n = word; // said again in a language picked later
   $("connection").textContent = t(word);
+}
+
+// The page's words in `language`, live. The story keeps the room's language (the server
+// writes it); the sidebar's labels are the server's too, so it is told the page's language
+// (`viewer_locale`, an addition only this page sends) and answers with a fresh state.
+function showIn(language) {
+  setLocale(language);
+  $("table-language").value = currentLocale();
+  $("join-language").value = currentLocale();
+  if (table.joined && currentLocale() !== table.viewerLocale) {
+    table.viewerLocale = currentLocale();
+    send({ type: "viewer_locale", locale: currentLocale() });
+  }
+  if (table.key) sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, language: currentLocale() }));
+}
+
+function choose(language) {
+  localStorage.setItem(CHOSEN_LANGUAGE, language);
+  showIn(language);
 }
 
 function onFrame(frame) {
@@ -442,6 +465,10 @@ function onFrame(frame) {
       }
       table.you = frame.you;
       table.joined = true;
+      // The page starts in the room's language (the welcome's), unless this browser's
+      // member chose one; the server reads the sidebar in the language the join said.
+      table.viewerLocale = table.joinLocale;
+      showIn(localStorage.getItem(CHOSEN_LANGUAGE) || frame.locale || currentLocale());
       table.present = null; // the roll call that follows the join is not news
       // A reconnect's replay repeats what is drawn already: lines are known by id, and
       // the dice replayed after a known line are skipped with it, until the first state.
@@ -530,7 +557,8 @@ function connect() {
   socket.binaryType = "arraybuffer";
   table.socket = socket;
   socket.addEventListener("open", () => {
-    const join = { type: "join", key: table.key, locale: currentLocale(), client: { name: "loreweaver-browser", version: document.body.dataset.serverVersion } };
+    table.joinLocale = currentLocale();
+    const join = { type: "join", key: table.key, locale: table.joinLocale, client: { name: "loreweaver-browser", version: document.body.dataset.serverVersion } };
     socket.send(JSON.stringify(join));
   });
   socket.addEventListener("message", (event) => {
@@ -585,7 +613,7 @@ function showJoinError(message) {
 
 function start() {
   const fragment = new URLSearchParams(location.hash.slice(1));
-  const language = fragment.get("lang") || (navigator.language?.startsWith("zh") ? "zh" : "en");
+  const language = fragment.get("lang") || localStorage.getItem(CHOSEN_LANGUAGE) || (navigator.language?.startsWith("zh") ? "zh" : "en");
   $("join-language").value = language === "zh" ? "zh" : "en";
   setLocale($("join-language").value);
   const kept = JSON.parse(sessionStorage.getItem(SEAT) || "null");
@@ -603,7 +631,8 @@ function start() {
   table.keeper = new KeeperScreens({ send, say: sendInput, room: () => table.room, key: () => table.key, systems: () => table.systems ?? [] });
   $("open-keeper").addEventListener("click", () => table.keeper.open());
 
-  $("join-language").addEventListener("change", (event) => setLocale(event.target.value));
+  $("join-language").addEventListener("change", (event) => choose(event.target.value));
+  $("table-language").addEventListener("change", (event) => choose(event.target.value));
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     table.key = $("join-key").value.trim();
