@@ -53,6 +53,7 @@ from loreweaver.wire.sidequest_table import (
     media_link,
     message,
     party_member,
+    plain_text,
     quest_log,
     quests_completed,
     quests_opened,
@@ -326,7 +327,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         elif kind == "narrative":
             await self._narrative(frame)
         elif kind == "dice":
-            self.rolls.append(dice_line(frame))
+            self.rolls.append(dice_line(frame, self.session.locale))
         elif kind == "turn_status":
             if frame.get("status") == "busy" and self.mine_seen:
                 self.keeper_turn = True
@@ -383,6 +384,8 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         if speaker == "system" and self.gm and self.mine is not None and text == self._keeper_only():
             await self._error(text)  # a `/gm` the turn refused: the contract says `ERROR`
             return
+        if frame.get("format") == "markdown":
+            text = plain_text(text)
         notes: list[dict] = []
         if speaker == "npc":
             text = f"{frame.get('name', '')}: {text}"
@@ -481,9 +484,9 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             elif how == replays.LINE:
                 await self._narrative(frame, replayed=True)
             elif how == replays.ROLL_ON_TOP:
-                self.rolls.append(dice_line(frame))
+                self.rolls.append(dice_line(frame, self.session.locale))
             elif how == replays.ROLL:
-                await self._narrate(dice_line(frame))
+                await self._narrate(dice_line(frame, self.session.locale))
             else:
                 await self._tell(frame)
         await self._tell_quests()
