@@ -74,7 +74,9 @@ def language(arguments: str, caller: Caller) -> CommandReply:
     choice = arguments.strip().lower()
     settings = TableSettings.of(caller.room_id)
     if not choice:
-        return CommandReply(caller.say(_("Room language: {l}."), l=settings.language or "server default"))
+        return CommandReply(
+            caller.say(_("Room language: {l}."), l=settings.language or caller.say(_("the server's default")))
+        )
     if not caller.is_keeper:
         return keeper_refusal(caller)
     if choice not in ("en", "zh"):
