@@ -65,6 +65,10 @@ RESET_DONE = {
 }
 
 
+# A room's language by name, as a reader reads it (the ids are what `.language` takes).
+LANGUAGE_NAMES = {"en": _("English"), "zh": _("Chinese")}
+
+
 @command(
     "language",
     help=_("room language: .language en|zh"),
@@ -75,7 +79,10 @@ def language(arguments: str, caller: Caller) -> CommandReply:
     settings = TableSettings.of(caller.room_id)
     if not choice:
         return CommandReply(
-            caller.say(_("Room language: {l}."), l=settings.language or caller.say(_("the server's default")))
+            caller.say(
+                _("Room language: {l}."),
+                l=caller.say(LANGUAGE_NAMES.get(settings.language, _("the server's default"))),
+            )
         )
     if not caller.is_keeper:
         return keeper_refusal(caller)
@@ -83,7 +90,9 @@ def language(arguments: str, caller: Caller) -> CommandReply:
         return CommandReply(caller.say(_("Choose en or zh.")))
     settings.language = choice
     settings.save(update_fields=["language"])
-    return CommandReply(caller.say(_("Room language: {l}."), l=choice), private=False)
+    return CommandReply(
+        caller.say(_("Room language: {l}."), l=caller.say(LANGUAGE_NAMES[choice])), private=False
+    )
 
 
 @command(

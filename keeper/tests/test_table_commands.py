@@ -53,4 +53,4 @@ async def test_the_keeper_sets_the_room_language(server, room):
         await player.say(".language zh")
         assert "keeper" in (await player.expect("narrative", speaker="system"))["text"].lower()
         await keeper.say(".language zh")
-        assert "zh" in (await player.expect("narrative", speaker="system"))["text"]
+        assert "Chinese" in (await player.expect("narrative", speaker="system"))["text"]

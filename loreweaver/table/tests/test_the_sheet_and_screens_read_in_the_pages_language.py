@@ -68,7 +68,9 @@ def test_the_sheet_the_audio_desk_the_rules_and_the_quests_read_in_the_pages_lan
     assert f"Mara ({words['system']})" in sheet.locator("p").first.text_content()
     shown = sheet.locator(".attributes span").all_text_contents()
     assert shown[0].startswith(f"{words['strength']} "), shown
-    assert not any(text.split()[0] in ("STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU") for text in shown)
+    assert not any(
+        text.split()[0] in ("STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU") for text in shown
+    )
 
     desk = page.locator("#audio-layers label")
     assert [label.text_content() for label in desk.all()] == words["layers"]
