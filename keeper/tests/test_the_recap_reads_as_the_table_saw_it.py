@@ -10,7 +10,7 @@ from loreweaver.testing.clients import WsClient, settle, system_answer
 async def test_a_rolls_outcome_reads_in_the_rooms_language(server, room):
     async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(server.env.mint(room, "Kay", "keeper"))
-        assert "zh" in await system_answer(keeper, ".language zh")
+        assert "Chinese" in await system_answer(keeper, ".language zh")
         await system_answer(keeper, ".ra 侦查 50")  # the roll's own reply, in the keeper's English
         recap = await system_answer(keeper, ".recap")
     assert "侦查" in recap and any(word in recap for word in ("成功", "失败", "大成功", "大失败"))

@@ -46,7 +46,8 @@ async def test_the_class_stats_rolls_and_money_read_in_the_rooms_language(table,
         assert sheet["class"] == system
         assert strength in sheet["stats"] and "STR" not in sheet["stats"]
         assert money in sheet["equipment"], "the money with its unit, where the message has room"
-        party = [m["payload"] for m in sam.seen if m["type"] == "PARTY_STATUS"][-1]
+        told = [m["payload"] for m in sam.seen if m["type"] == "PARTY_STATUS"]
+        party = told[-1] if told else await sam.expect("PARTY_STATUS")  # the join's, if not yet read
         me = next(member for member in party["members"] if member["name"] == "Sam")
         assert me["class"] == system and strength in me["sheet"]["stats"]
 
