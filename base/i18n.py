@@ -43,5 +43,10 @@ class Refusal(Exception):
         self.text, self.values = text, values
 
     def message(self, locale: str) -> str:
-        """The reason, in `locale`."""
-        return say(locale, self.text, **self.values)
+        """The reason, in `locale`. A value that reads differently by language (a rule
+        pack's word, with `pick(locale)`) is read in `locale` too."""
+        values = {
+            key: value.pick(locale) if callable(getattr(value, "pick", None)) else value
+            for key, value in self.values.items()
+        }
+        return say(locale, self.text, **values)

@@ -21,6 +21,9 @@ from keeper.commands import Caller, CommandReply, command
 from media_store.models import AudioLayer, MediaItem, MediaKind
 
 _OPTION_VALUE = {"--volume", "--fade"}
+# How a layer and what was done to it read in a reply (the ids are the commands' words).
+LAYER_NAMES = {"bgm": _("music"), "ambience": _("ambience"), "sfx": _("effects")}
+ACTION_WORDS = {"stop": _("stopped"), "pause": _("paused"), "resume": _("resumed")}
 
 
 def _track(room_id: int, name: str) -> MediaItem | None:
@@ -116,12 +119,12 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
         )
         frame = _control(layer, "play", item, **options, position_ms=0)
         return CommandReply(
-            caller.say(_("{layer}: playing {t}."), layer=layer, t=item.title or item.name),
+            caller.say(_("{layer}: playing {t}."), layer=_layer(caller, layer), t=item.title or item.name),
             live=[frame],
         )
     if action in ("stop", "pause", "resume"):
         if state is None or not state.sha256:
-            return CommandReply(caller.say(_("Nothing is on {layer}."), layer=layer))
+            return CommandReply(caller.say(_("Nothing is on {layer}."), layer=_layer(caller, layer)))
         extra: dict = {}
         if action == "stop":
             state.delete()
@@ -136,7 +139,10 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
             state.save()
             extra["position_ms"] = int(position * 1000)
         frame = _control(layer, action, None, **extra)
-        return CommandReply(caller.say(_("{layer}: {a}."), layer=layer, a=action), live=[frame])
+        return CommandReply(
+            caller.say(_("{layer}: {a}."), layer=_layer(caller, layer), a=caller.say(ACTION_WORDS[action])),
+            live=[frame],
+        )
     if action == "volume" and len(parts) == 2:
         try:
             volume = float(parts[1])
@@ -146,7 +152,7 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
             return CommandReply(caller.say(_("Volume is 0 to 1.")))
         AudioLayer.objects.filter(room_id=caller.room_id, layer=layer).update(volume=volume)
         return CommandReply(
-            caller.say(_("{layer}: volume {v}."), layer=layer, v=volume),
+            caller.say(_("{layer}: volume {v}."), layer=_layer(caller, layer), v=volume),
             live=[_control(layer, "volume", None, volume=volume)],
         )
     return CommandReply(
@@ -158,6 +164,11 @@ def _layer_command(layer: str, arguments: str, caller: Caller) -> CommandReply:
             layer=layer,
         )
     )
+
+
+def _layer(caller: Caller, layer: str) -> str:
+    """A layer's name as the caller reads it ("music", "音乐")."""
+    return caller.say(LAYER_NAMES[layer]) if layer in LAYER_NAMES else layer
 
 
 @command(

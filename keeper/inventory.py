@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
-from base.i18n import Refusal, _
+from base.i18n import Refusal, _, say
 from keeper.models import Character
 from keeper.rules.packs import catalog
 
@@ -33,7 +33,18 @@ KIND_WORDS = {
     "工具": "tool",
     "消耗品": "consumable",
     "任务": "quest",
+    "quest item": "quest",
+    "任务物品": "quest",
     "杂物": "misc",
+}
+# How each kind reads in a reply (`kind_label`).
+KIND_LABELS = {
+    "weapon": _("weapon"),
+    "armor": _("armor"),
+    "tool": _("tool"),
+    "consumable": _("consumable"),
+    "quest": _("quest item"),
+    "misc": _("misc"),
 }
 MAX_ITEMS = 100
 MAX_QUANTITY = 9999
@@ -77,12 +88,24 @@ def find(items: list[dict], name: str) -> dict | None:
     return begins[0] if len(begins) == 1 else None
 
 
+class Coins:
+    """What a character's money is counted in, in either language (`pick`): a refusal
+    that names an amount reads it with its unit in each reader's language."""
+
+    def __init__(self, system: str) -> None:
+        self.system = system
+
+    def pick(self, locale: str) -> str:
+        """The unit's word in `locale`: the rule pack's, else a plain word for money."""
+        pack = catalog().packs.get(self.system)
+        if pack is None or pack.currency is None:
+            return say(locale, _("coins"))
+        return pack.currency.pick(locale)
+
+
 def currency(character: Character, locale: str) -> str:
     """What the character's money is counted in, by its rule pack."""
-    pack = catalog().packs.get(character.system)
-    if pack is None or pack.currency is None:
-        return "coins" if locale != "zh" else "钱"
-    return pack.currency.pick(locale)
+    return Coins(character.system).pick(locale)
 
 
 def _change(character: Character, edit: Callable[[list[dict], Character], Any]) -> Any:
@@ -216,7 +239,12 @@ def add_money(character: Character, delta: int) -> tuple[int, int]:
         before = row.money
         after = before + delta
         if after < 0:
-            raise ItemError(_("{who} has only {money}."), who=row.name, money=before)
+            raise ItemError(
+                _("{who} has only {money} {currency}."),
+                who=row.name,
+                money=before,
+                currency=Coins(row.system),
+            )
         row.money = min(after, MAX_MONEY)
         return before, row.money
 
@@ -227,6 +255,11 @@ def sheet_block(character: Character, locale: str) -> dict[str, Any]:
     """What `state.character` shows of the character's belongings (docs/decisions.md,
     "Items, money and quests")."""
     return {"items": items_of(character), "money": character.money, "currency": currency(character, locale)}
+
+
+def kind_label(kind: str, locale: str) -> str:
+    """An item's kind as a reader in `locale` reads it ("weapon", "武器")."""
+    return say(locale, KIND_LABELS.get(kind, KIND_LABELS["misc"]))
 
 
 def quantity_text(item: dict) -> str:

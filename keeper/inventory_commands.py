@@ -69,7 +69,8 @@ def _show(character: Character, caller: Caller) -> CommandReply:
         if item["quantity"] == 0:
             marks += caller.say(_(" (used up)"))
         about = f" · {item['description']}" if item["description"] else ""
-        lines.append(f"  {inventory.quantity_text(item)} [{item['kind']}]{marks}{about}")
+        kind = inventory.kind_label(item["kind"], caller.locale)
+        lines.append(f"  {inventory.quantity_text(item)} [{kind}]{marks}{about}")
     lines.append(money)
     return CommandReply("\n".join(lines))
 
@@ -135,7 +136,10 @@ def _add(character: Character, rest: str, caller: Caller) -> CommandReply:
     kind = more[0] if more else ""
     if kind and kind.lower() not in inventory.KIND_WORDS:
         return CommandReply(
-            caller.say(_("An item's kind is one of: {kinds}."), kinds=", ".join(inventory.KINDS))
+            caller.say(
+                _("An item's kind is one of: {kinds}."),
+                kinds=", ".join(inventory.kind_label(kind, caller.locale) for kind in inventory.KINDS),
+            )
         )
     name, count = _counted(head)
     item = inventory.add(
@@ -241,7 +245,10 @@ def quest(arguments: str, caller: Caller) -> CommandReply:
             return CommandReply(caller.say(_("Quest {name} is for the keepers only now."), name=found.name))
         if word == "reveal":
             found = quests.set_secret(caller.room_id, rest, False)
-            return CommandReply(caller.say(_("Players can see the quest {name} now."), name=found.name))
+            # A line of the story: the players learn of the quest as the keeper shows it.
+            return CommandReply(
+                caller.say(_("A quest comes to light: {name}."), name=found.name), private=False
+            )
     except Refusal as refused:
         return CommandReply(refused.message(caller.locale))
     return CommandReply(

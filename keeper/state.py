@@ -183,6 +183,10 @@ def _character_frame(character: Character, resources: list[dict], locale: str) -
         "attributes": {
             key: character.attributes[key] for key in pack.sheet.attributes if key in character.attributes
         },
+        # Additive (docs/rules.md, "What the sheet shows"): how the system and each
+        # characteristic read in the viewer's language; the keys above stay ids.
+        "system_name": pack.name.pick(locale),
+        "attribute_names": {key: pack.sheet.skill_label(key, locale) for key in pack.sheet.attributes},
         "status_effects": list(character.status_effects),
         **({"avatar": character.avatar} if character.avatar else {}),
         # The owner's belongings (docs/decisions.md, "Items, money and quests").

@@ -66,6 +66,10 @@ RESET_DONE = {
 }
 
 
+# A room's language by name, as a reader reads it (the ids are what `.language` takes).
+LANGUAGE_NAMES = {"en": _("English"), "zh": _("Chinese")}
+
+
 @command(
     "language",
     help=_("the room's language: .language (show); keeper: .language en|zh, for every member"),
@@ -103,10 +107,6 @@ def language(arguments: str, caller: Caller) -> CommandReply:
         private=False,
         room_language=choice,
     )
-
-
-# The languages a room can be played in, each named in the language it is said in.
-LANGUAGE_NAMES = {"en": _("English"), "zh": _("Chinese")}
 
 
 @command(

@@ -19,6 +19,9 @@ from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENT
 from keeper.models import Character, KeeperNote, Npc, Story
 from rooms.models import AccessKey, TranscriptEntry, TurnEvent
 
+# A skill's content rating, as `.skill` lists it.
+RATINGS = {"general": _("general"), "teen": _("teen"), "mature": _("mature")}
+
 # What makes a word of `.model set` an address rather than a model's name: a URL scheme,
 # in any case (`HTTP://`, `ftp://`).
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -287,7 +290,6 @@ def skill(arguments: str, caller: Caller) -> CommandReply:
     lines = []
     for entry in skill_catalog.listing(caller.room_id, caller.locale):
         mark = "[x]" if entry["enabled"] else "[ ]"
-        lines.append(
-            f"{mark} {entry['id']}: {entry['name']} ({entry['content_rating']}): {entry['description']}"
-        )
+        rating = caller.say(RATINGS.get(entry["content_rating"], RATINGS["general"]))
+        lines.append(f"{mark} {entry['id']}: {entry['name']} ({rating}): {entry['description']}")
     return CommandReply("\n".join(lines) or caller.say(_("No skills on this server.")))

@@ -86,7 +86,7 @@ async def test_a_valid_rule_pack_becomes_a_system(keeper, llm):
     assert (result["ok"], result["id"], result["name"]) == (True, "tinyd6", "Tiny d6")
     await keeper.send({"type": "admin_list_rules"})
     systems = (await keeper.expect("admin_rules"))["systems"]
-    assert {"id": "tinyd6", "built_in": False} in systems
+    assert {"id": "tinyd6", "built_in": False, "name": {"en": "Tiny d6", "zh": "迷你 d6"}} in systems
 
 
 async def test_a_module_lands_in_the_callers_room_once(keeper, llm):

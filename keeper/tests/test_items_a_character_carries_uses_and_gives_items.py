@@ -72,7 +72,7 @@ async def test_money_is_counted_in_the_packs_currency_and_never_goes_below_none(
         assert await system_answer(alice, ".money +30") == "Alice's money: 0 → 30 dollars."
         mine = await _state_where(alice, lambda c: c.get("money") == 30)
         assert mine["character"]["currency"] == "dollars"
-        assert await system_answer(alice, ".money -50") == "Alice has only 30."
+        assert await system_answer(alice, ".money -50") == "Alice has only 30 dollars."
         assert await system_answer(alice, ".money") == "Alice has 30 dollars."
 
 

@@ -31,5 +31,5 @@ async def test_a_chinese_viewer_uses_the_inventory_in_chinese(server, room):
         assert await system_answer(zhu, ".背包 添加 提灯 | 工具") == "朱拿到了提灯。"
         assert await system_answer(zhu, ".inv 装备 提灯") == "朱装备了提灯。"
         listing = await system_answer(zhu, ".背包")
-        assert "提灯 [tool]（已装备）" in listing and "金钱：0 美元。" in listing
+        assert "提灯 [工具]（已装备）" in listing and "金钱：0 美元。" in listing
         assert await system_answer(zhu, ".任务") == "还没有任务。"

@@ -80,6 +80,9 @@ async def test_a_quest_hidden_later_leaves_the_players_state(server, room):
         assert list(_quests(state)) == ["Light the lamp"]
         again = await system_answer(keeper, ".quest secret Ruth's bribe | Silas paid the harbour master")
         assert again == "Quest Ruth's bribe is for the keepers only now.", "a retyped line never reveals it"
-        assert "Players can see" in await system_answer(keeper, ".quest reveal Ruth's bribe")
+        assert (
+            await system_answer(keeper, ".quest reveal Ruth's bribe")
+            == "A quest comes to light: Ruth's bribe."
+        )
         state = await _state_where(player, lambda s: "Ruth's bribe" in _quests(s), [])
         assert "secret" not in _quests(state)["Ruth's bribe"]

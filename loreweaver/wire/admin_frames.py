@@ -223,7 +223,11 @@ def _reset_room(frame: inbound.AdminResetRoom, admin: Admin) -> dict:
 def _list_rules(frame: inbound.AdminListRules, admin: Admin) -> dict:
     return frames.admin_reply(
         "admin_rules",
-        systems=[{"id": pack_id, "built_in": pack_id in BUILT_IN} for pack_id in catalog().packs],
+        # `name` is additive: the system's display name in both languages.
+        systems=[
+            {"id": pack_id, "built_in": pack_id in BUILT_IN, "name": pack.name.model_dump(exclude_none=True)}
+            for pack_id, pack in catalog().packs.items()
+        ],
     )
 
 

@@ -53,6 +53,7 @@ from loreweaver.wire.sidequest_table import (
     media_link,
     message,
     party_member,
+    plain_text,
     quest_log,
     quests_completed,
     quests_opened,
@@ -391,6 +392,8 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         if speaker == "system" and self.gm and self.mine is not None and text == self._keeper_only():
             await self._error(text)  # a `/gm` the turn refused: the contract says `ERROR`
             return
+        if frame.get("format") == "markdown":
+            text = plain_text(text)
         notes: list[dict] = []
         if speaker == "npc":
             text = f"{frame.get('name', '')}: {text}"

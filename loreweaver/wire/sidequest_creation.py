@@ -27,7 +27,7 @@ class CharacterCreation:
 
     async def _create(self, creation: Creation) -> None:
         if self.creation is None:
-            await self._error("There is no character creation under way.")
+            await self._error(_("There is no character creation going on."))
             return
         answers, step = self.creation, self.creation["step"]
         if creation.action == "back":

@@ -6,6 +6,7 @@ state delta read off a loreweaver `state`."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -250,6 +251,26 @@ def resource_of(entry: dict, resource_id: str) -> dict:
     return next((r for r in entry.get("resources") or [] if r.get("id") == resource_id), {})
 
 
+def class_of(character: dict) -> str:
+    """The character's class as the client shows it: their rule system's display name in
+    the viewer's language (the `state`'s `system_name`), its id from an older frame."""
+    return character.get("system_name") or character.get("system", "")
+
+
+def stats_of(character: dict) -> dict[str, int]:
+    """The characteristics by the names the viewer reads (`attribute_names`): the client
+    shows a stat's key as its label."""
+    names = character.get("attribute_names") or {}
+    return {names.get(key, key): value for key, value in (character.get("attributes") or {}).items()}
+
+
+def money_text(character: dict) -> str:
+    """The character's money with its unit ("12 dollars", "12 美元"); "" without a unit."""
+    if not character.get("currency"):
+        return ""
+    return f"{int(character.get('money') or 0)} {character['currency']}"
+
+
 def character_state(character: dict) -> dict:
     hp = resource_of(character, "hp")
     return {
@@ -257,7 +278,7 @@ def character_state(character: dict) -> dict:
         "hp": hp.get("value", 0),
         "max_hp": hp.get("max", hp.get("value", 0)),
         "level": 1,
-        "class": character.get("system", ""),
+        "class": class_of(character),
         "statuses": list(character.get("status_effects") or []),
         "inventory": [item["name"] for item in _carried(character)],
     }
@@ -313,6 +334,22 @@ def state_delta(state: dict | None, gained: list[dict] | None = None) -> dict:
     if gained:
         delta["items_gained"] = gained
     return delta
+
+
+_CODE = re.compile(r"`([^`\n]*)`")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.S)
+_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])", re.S)
+_HEADING = re.compile(r"^#{1,6}\s+", re.M)
+
+
+def plain_text(text: str) -> str:
+    """A markdown line (the Keeper's narration) as plain text: both SideQuest client
+    generations print narration as it comes, so code marks, emphasis and headings would
+    show as literal backticks, asterisks and hashes."""
+    text = _CODE.sub(r"\1", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _EMPHASIS.sub(r"\2", text)
+    return _HEADING.sub("", text)
 
 
 # --- what changed between two states of one viewer -------------------------------
@@ -428,9 +465,9 @@ def party_member(member: dict, state: dict | None, my_id: str, my_name: str, bac
     if member.get("active") and character:
         entry["player_id"], entry["name"] = my_id, my_name
         entry["statuses"] = list(character.get("status_effects") or [])
-        entry["class"] = character.get("system", "")
+        entry["class"] = class_of(character)
         entry["sheet"] = {
-            "stats": dict(character.get("attributes") or {}),
+            "stats": stats_of(character),
             "abilities": [],
             "backstory": backstory,
             "race": "",
@@ -440,18 +477,23 @@ def party_member(member: dict, state: dict | None, my_id: str, my_name: str, bac
 
 
 def character_sheet(character: dict) -> dict:
-    """`CHARACTER_SHEET` for `/status`."""
+    """`CHARACTER_SHEET` for `/status`. The contract-era client names money only as
+    `gold`: its sheet's `equipment` also lists the money with its unit ("12 dollars"),
+    the one place of its messages with room for it."""
+    equipment = [item["name"] for item in _carried(character)]
+    if settings.TRPG_SIDEQUEST_CLIENT != "current" and money_text(character):
+        equipment.append(money_text(character))
     return {
         "name": character.get("name", ""),
-        "class": character.get("system", ""),
+        "class": class_of(character),
         "race": "",
         "level": 1,
-        "stats": dict(character.get("attributes") or {}),
+        "stats": stats_of(character),
         "abilities": [],
         "backstory": "",
         "personality": "",
         "pronouns": "",
-        "equipment": [item["name"] for item in _carried(character)],
+        "equipment": equipment,
     }
 
 

@@ -115,7 +115,10 @@ SCREEN_CONTENT = {
     "skills": ("#keeper-body .skills li", {"en": "Clue trail", "zh": "线索链"}),
     "rules": (
         "#keeper-body li",
-        {"en": "coc7 (built in) · .coc makes a character", "zh": "coc7 (内置) · 用 .coc 创建角色"},
+        {
+            "en": "Call of Cthulhu 7e (built in) · .coc makes a character",
+            "zh": "克苏鲁的呼唤 第七版 (内置) · 用 .coc 创建角色",
+        },
     ),
     "panels": ("#keeper-body .packs li", {"en": "Harbour clues", "zh": "港口线索"}),
     "audio": ("#keeper-body .hint", {"en": "No sounds in this room yet", "zh": "本房间还没有声音"}),

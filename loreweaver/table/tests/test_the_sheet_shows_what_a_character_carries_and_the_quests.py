@@ -53,7 +53,7 @@ def test_a_player_sees_their_things_money_and_the_open_quests_and_a_keeper_the_s
     quests = pip.locator("#quests li")
     quests.first.wait_for()
     assert quests.count() == 1, "a player never sees a keeper-only quest"
-    assert "The dark lighthouse" in quests.first.inner_text() and "under way" in quests.first.inner_text()
+    assert "The dark lighthouse" in quests.first.inner_text() and "in progress" in quests.first.inner_text()
     assert "Silas" not in pip.locator("#table-screen").inner_text()
 
     _say(pip, ".inv use Flare", "Flare")

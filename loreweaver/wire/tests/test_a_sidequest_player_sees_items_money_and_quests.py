@@ -116,7 +116,8 @@ async def test_items_taken_and_money_reach_the_inventory_the_party_and_the_delta
         )
 
         await sam.act("/status")
-        assert (await sam.expect("CHARACTER_SHEET"))["equipment"] == ["Lantern"]
+        # The contract-era client names money only as `gold`: the sheet lists it with its unit.
+        assert (await sam.expect("CHARACTER_SHEET"))["equipment"] == ["Lantern", "12 dollars"]
         party = [m["payload"] for m in paid if m["type"] == "PARTY_STATUS"][-1]
         me = next(member for member in party["members"] if member["name"] == "Sam")
         assert Inventory(**me["inventory"]) == shown

@@ -127,7 +127,8 @@ async def test_the_rule_list_marks_the_built_in_systems(server, room):
         await keeper.join(keeper_key)
         await keeper.send({"type": "admin_list_rules"})
         rules = await keeper.expect("admin_rules")
-    assert {"id": "coc7", "built_in": True} in rules["systems"] and {
-        "id": "dnd5e",
-        "built_in": True,
-    } in rules["systems"]
+    listed = {system["id"]: system for system in rules["systems"]}
+    assert listed["coc7"]["built_in"] and listed["dnd5e"]["built_in"]
+    assert listed["coc7"]["name"] == {"en": "Call of Cthulhu 7e", "zh": "克苏鲁的呼唤 第七版"}, (
+        "shown by name"
+    )

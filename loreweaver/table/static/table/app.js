@@ -9,7 +9,7 @@ import { AudioDesk } from "./audio.js";
 import { currentLocale, pick, setLocale, t } from "./i18n.js";
 import { KeeperScreens } from "./keeper.js";
 import { MediaChannel } from "./media.js";
-import { Blocks, diceCard, element, panelBox, storyLine, systemLine } from "./render.js";
+import { Blocks, diceCard, element, panelBox, skillLabel, storyLine, systemLine } from "./render.js";
 import { belongings, questItems } from "./sheet.js";
 
 const PROTOCOL = document.body.dataset.protocol;
@@ -207,6 +207,11 @@ function avatarImage(avatar, name) {
   return image;
 }
 
+function attributesOf(character) {
+  const attributes = character.attributes;
+  return attributes && typeof attributes === "object" ? attributes : {};
+}
+
 function onState(frame) {
   if (frame.systems) table.systems = frame.systems; // the rules screen says how to make a character
   if (frame.reset) { $("story").replaceChildren(); table.seen.clear(); }
@@ -215,14 +220,21 @@ function onState(frame) {
   const character = frame.character;
   if (character) {
     const title = document.createElement("p");
-    title.append(avatarImage(character.avatar, character.name), ` ${character.name} (${character.system})`);
+    // The system's display name in the page's language (additive `system_name`; an id
+    // from a server without it).
+    title.append(avatarImage(character.avatar, character.name), ` ${character.name} (${character.system_name ?? character.system})`);
     body.append(title);
     for (const resource of character.resources ?? []) body.append(meterRow(resource.label, resource.value, resource.max));
     const attributes = document.createElement("div");
     attributes.className = "attributes";
-    for (const [key, value] of Object.entries(character.attributes ?? {})) {
+    // The keys stay the ids `.st` accepts; what is shown is the pack's name for each
+    // (additive `attribute_names`, in the page's language), else the skill labels the
+    // page carries, else the id.
+    const names = character.attribute_names ?? {};
+    for (const [key, value] of Object.entries(attributesOf(character))) {
       const item = document.createElement("span");
-      item.textContent = `${key} ${value}`;
+      item.textContent = `${Object.hasOwn(names, key) ? names[key] : skillLabel(key)} ${value}`;
+      item.title = key;
       attributes.append(item);
     }
     body.append(attributes);

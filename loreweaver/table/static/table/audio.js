@@ -13,8 +13,12 @@ export class AudioDesk {
       const row = document.createElement("label");
       const slider = document.createElement("input");
       slider.type = "range"; slider.min = "0"; slider.max = "1"; slider.step = "0.05"; slider.value = "0.8";
+      // Labelled again whenever the page's language is set (`setLocale`): the desk is
+      // built before the join chooses it.
+      slider.dataset.i18nVolume = name;
       slider.setAttribute("aria-label", t("volume", { layer: t(name) }));
       const caption = document.createElement("span");
+      caption.dataset.i18n = name;
       caption.textContent = t(name);
       row.append(caption, slider);
       container.append(row);

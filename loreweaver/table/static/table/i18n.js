@@ -10,7 +10,7 @@ const WORDS = {
     usage: "Model usage", gallery: "Pictures", audio: "Sound", "audio-on": "Turn sound on",
     connecting: "Connecting…", connected: "Connected", reconnecting: "Connection lost, reconnecting…",
     carrying: "Carrying", "carrying-nothing": "Nothing yet.", money: "{amount} {currency}", equipped: "equipped",
-    quests: "Quests", "quest-in_progress": "under way", "quest-completed": "completed", "quest-failed": "failed",
+    quests: "Quests", "quest-in_progress": "in progress", "quest-completed": "completed", "quest-failed": "failed",
     "keepers-only": "keepers only",
     online: "At the table now", "role-keeper": "keeper", "role-player": "player", joined: "{name} joined the table.", left: "{name} left the table.",
     "delete-key-confirm": "Delete {name}'s key? They are closed at once and cannot join with it again.",
@@ -112,6 +112,9 @@ export function setLocale(next) {
   }
   for (const element of document.querySelectorAll("[data-i18n-title]")) {
     element.title = t(element.dataset.i18nTitle);
+  }
+  for (const element of document.querySelectorAll("[data-i18n-volume]")) {
+    element.setAttribute("aria-label", t("volume", { layer: t(element.dataset.i18nVolume) }));
   }
 }
 

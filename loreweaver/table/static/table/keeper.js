@@ -1,7 +1,7 @@
 // The keeper's screens, over the same connection with the admin frames (the server
 // answers them only for a keeper): invites, the model, backups and resets, skills,
 // rule systems, module panels and the audio desk.
-import { currentLocale, t } from "./i18n.js";
+import { currentLocale, pick, t } from "./i18n.js";
 
 function node(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -174,7 +174,9 @@ export class KeeperScreens {
     const words = new Map(this.systems().map((system) => [system.id, system.make_char]));
     this.body.replaceChildren(node("ul", {}, ...frame.systems.map((system) => {
       const made = words.get(system.id) ? ` · ${t("make-char", { word: `.${words.get(system.id)}` })}` : "";
-      return node("li", { text: `${system.id}${system.built_in ? ` (${t("built-in")})` : ""}${made}` });
+      // The system's display name (additive `name`, {en, zh}); its id from a server without it.
+      const name = system.name ? pick(system.name) : system.id;
+      return node("li", { text: `${name}${system.built_in ? ` (${t("built-in")})` : ""}${made}` });
     })));
   }
 
