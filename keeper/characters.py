@@ -14,7 +14,7 @@ from keeper import character_names
 from keeper.dice import roll_expression
 from keeper.models import Character
 from keeper.rules.formula import evaluate
-from keeper.rules.packs import Pack, catalog
+from keeper.rules.packs import Pack, Sheet, catalog
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
 
@@ -150,10 +150,34 @@ def shown_values(character: Character, locale: str) -> list[tuple[str, str]]:
     ]
 
 
+def characteristic(sheet: Sheet, key: str, locale: str, value: object) -> str:
+    """A characteristic on a sheet's line: `STR50` in English (the id players type, and
+    how the books print it), the pack's name in another language (`力量 50`, which
+    `.st` and `.ra` take as well), so a Chinese sheet has no English on it."""
+    if locale == "en":
+        return f"{key}{value}"
+    return f"{sheet.skill_label(key, locale)} {value}"
+
+
+def sheet_word(character: Character, key: str, locale: str) -> str:
+    """How a sheet's entry `key` is named to a reader in `locale`: a characteristic as it
+    reads on the sheet's line (`STR` in English, `力量` in Chinese), anything else by the
+    pack's display name (`Spot Hidden`, `侦查`); every one of them a word `.st` takes."""
+    sheet = pack_of(character).sheet
+    if locale == "en" and key in sheet.attributes:
+        return key
+    return sheet.skill_label(key, locale)
+
+
 def describe(character: Character | Rolled, locale: str) -> str:
     """One line of a sheet: characteristics, then vitals, then what the pack shows."""
     pack = catalog().packs[character.system]
-    parts = [" ".join(f"{k}{character.attributes.get(k, 0)}" for k in pack.sheet.attributes)]
+    parts = [
+        " ".join(
+            characteristic(pack.sheet, k, locale, character.attributes.get(k, 0))
+            for k in pack.sheet.attributes
+        )
+    ]
     if isinstance(character, Rolled):
         character = Character(
             system=character.system, attributes=character.attributes, resources=character.resources
@@ -184,13 +208,13 @@ CHARACTERISTICS, VITALS, SHOWN, SKILLS = (
 def listing(character: Character, locale: str) -> list[tuple[str, list[str]]]:
     """The whole sheet as the player reads it, by group (a title marked with `_`, and
     its entries): each value under its display name in `locale`, the words `.ra`, `.st`
-    and `.en` accept. A characteristic also shows its short id (STR)."""
+    and `.en` accept. In English a characteristic also shows its short id (STR)."""
     pack = pack_of(character)
     sheet = pack.sheet
     characteristics = []
     for key in sheet.attributes:
         label = sheet.skill_label(key, locale)
-        shown = label if label == key else f"{label} ({key})"
+        shown = f"{label} ({key})" if locale == "en" and label != key else label
         characteristics.append(f"{shown} {int(character.attributes.get(key, 0))}")
     vitals = [
         f"{r['label']} {r['value']}/{r['max']}" if "max" in r else f"{r['label']} {r['value']}"

@@ -127,7 +127,8 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
             )
         except characters.SheetError as refused:
             return CommandReply(refused.message(caller.locale))
-        changes.append(f"{key} {old}→{new}" if operator != "=" else f"{key}={new}")
+        word = characters.sheet_word(character, key, caller.locale)
+        changes.append(f"{word} {old}→{new}" if operator != "=" else f"{word}={new}")
     if not changes:
         return CommandReply(
             caller.say(_("Use .st STR60 or .st HP-4 (or .st finalize, .st delete, .st undo)."))

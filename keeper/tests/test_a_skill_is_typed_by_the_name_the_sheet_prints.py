@@ -43,7 +43,9 @@ async def test_a_check_and_a_sheet_change_take_the_skills_display_name(server, r
             assert card["detail"].get("bonus", 0) == bonus, line
 
         changed = await system_answer(ann, ".st Spot Hidden 70 Library Use 55")
-        assert "spot_hidden=70" in changed and "library_use=55" in changed, changed
+        # The change is told under the names the reader reads on the sheet.
+        told = {"en": ("Spot Hidden=70", "Library Use=55"), "zh": ("侦查=70", "图书馆使用=55")}[locale]
+        assert all(word in changed for word in told), changed
         await settle(ann)
         assert (await _card(ann, ".ra spot hidden"))["target"] == 70
         assert (await _card(ann, ".ra 图书馆使用"))["target"] == 55

@@ -48,7 +48,7 @@ def test_st_sets_adds_and_subtracts_and_refuses_unknown_names(caller):
         70,
     )
     hp = characters.active_character(caller.room_id, caller.member_id).resources["hp"]
-    assert f"hp {hp}→{hp - 2}" in dispatch(".st HP-2", caller).text
+    assert f"HP {hp}→{hp - 2}" in dispatch(".st HP-2", caller).text
     refused = dispatch(".st wizardry50", caller)
     assert refused.private and "not on a coc7 sheet" in refused.text
     assert Character.objects.filter(room_id=caller.room_id).count() == 1, "never a silent new character"

@@ -35,9 +35,9 @@ async def test_with_the_bot_off_a_keepers_narration_is_told_once(server, room):
 async def test_a_typed_roll_is_told_once(server, room):
     async with await WsClient.connect(server.ws_url) as keeper:
         await keeper.join(server.env.mint(room, "Kay", "keeper"))
-        rolled = await system_answer(keeper, ".r 1d1+41")
+        rolled = await system_answer(keeper, ".r 1d1+4241")
         check = await system_answer(keeper, ".ra Spot Hidden 50")
         recap = await system_answer(keeper, ".recap")
-    assert "42" in rolled and recap.count("42") == 1, recap
+    assert "4242" in rolled and recap.count("4242") == 1, recap
     assert check in recap, "the check's reply is what the table saw"
     assert "(Kay" not in recap, "no roll line beside the reply that told it"
