@@ -23,12 +23,12 @@ class SheetError(Refusal):
     """A sheet change the pack does not allow; the message tells the player why."""
 
 
-class NotOnTheSheet(SheetError):
-    """A name the pack's sheet does not know: told with its closest names, in the
-    reader's language."""
+class NameNotFound(Refusal):
+    """A name the pack's sheet does not know (`text` says so): told with the pack's
+    closest names, in the reader's language."""
 
-    def __init__(self, pack: Pack, name: str) -> None:
-        super().__init__(_("{name!r} is not on a {system} sheet."), name=name, system=pack.id)
+    def __init__(self, pack: Pack, name: str, text: str, **values: object) -> None:
+        super().__init__(text, name=name, **values)
         self.pack, self.name = pack, name
 
     def message(self, locale: str) -> str:
@@ -38,6 +38,13 @@ class NotOnTheSheet(SheetError):
         if close:
             text += say(locale, _(" Did you mean: {names}?"), names=", ".join(close))
         return text
+
+
+class NotOnTheSheet(NameNotFound, SheetError):
+    """A sheet change that names nothing on the pack's sheet."""
+
+    def __init__(self, pack: Pack, name: str) -> None:
+        super().__init__(pack, name, _("{name!r} is not on a {system} sheet."), system=pack.id)
 
 
 def pack_of(character: Character) -> Pack:
@@ -150,20 +157,11 @@ def shown_values(character: Character, locale: str) -> list[tuple[str, str]]:
     ]
 
 
-def characteristic(sheet: Sheet, key: str, locale: str, value: object) -> str:
-    """A characteristic on a sheet's line: `STR50` in English (the id players type, and
-    how the books print it), the pack's name in another language (`力量 50`, which
-    `.st` and `.ra` take as well), so a Chinese sheet has no English on it."""
-    if locale == "en":
-        return f"{key}{value}"
-    return f"{sheet.skill_label(key, locale)} {value}"
-
-
-def sheet_word(character: Character, key: str, locale: str) -> str:
-    """How a sheet's entry `key` is named to a reader in `locale`: a characteristic as it
-    reads on the sheet's line (`STR` in English, `力量` in Chinese), anything else by the
-    pack's display name (`Spot Hidden`, `侦查`); every one of them a word `.st` takes."""
-    sheet = pack_of(character).sheet
+def sheet_word(sheet: Sheet, key: str, locale: str) -> str:
+    """How a sheet's entry `key` is named to a reader in `locale`: a characteristic by
+    its id in English (`STR`, as the books print it), anything else, and everything in
+    another language, by the pack's display name (`Spot Hidden`, `力量`, `侦查`), so a
+    Chinese sheet has no English on it; every one of them a word `.st` takes."""
     if locale == "en" and key in sheet.attributes:
         return key
     return sheet.skill_label(key, locale)
@@ -172,9 +170,10 @@ def sheet_word(character: Character, key: str, locale: str) -> str:
 def describe(character: Character | Rolled, locale: str) -> str:
     """One line of a sheet: characteristics, then vitals, then what the pack shows."""
     pack = catalog().packs[character.system]
+    gap = "" if locale == "en" else " "  # STR50 in English, 力量 50 in Chinese
     parts = [
         " ".join(
-            characteristic(pack.sheet, k, locale, character.attributes.get(k, 0))
+            f"{sheet_word(pack.sheet, k, locale)}{gap}{character.attributes.get(k, 0)}"
             for k in pack.sheet.attributes
         )
     ]

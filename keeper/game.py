@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from base import frames
-from base.i18n import Refusal, _, say
+from base.i18n import Refusal, _
 from keeper import characters
 from keeper.commands import DiceEvent
 from keeper.dice import RollResult, roll_expression
@@ -39,21 +39,11 @@ class GameError(Refusal):
     """An action that cannot be played as asked; `message(locale)` says why."""
 
 
-class UnknownSkill(GameError):
-    """A skill the actor's sheet does not have: told with the pack's closest names, in
-    the reader's language."""
+class UnknownSkill(characters.NameNotFound, GameError):
+    """A skill the actor's sheet does not have."""
 
     def __init__(self, pack: Pack, name: str) -> None:
-        super().__init__(_("{name} is not on your sheet."), name=name)
-        self.pack, self.name = pack, name
-
-    def message(self, locale: str) -> str:
-        """The refusal, with the names the player may have meant."""
-        text = super().message(locale)
-        close = self.pack.sheet.closest(self.name, locale)
-        if close:
-            text += say(locale, _(" Did you mean: {names}?"), names=", ".join(close))
-        return text
+        super().__init__(pack, name, _("{name} is not on your sheet."))
 
 
 @dataclass(frozen=True)

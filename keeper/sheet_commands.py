@@ -127,7 +127,7 @@ def sheet(arguments: str, caller: Caller) -> CommandReply:
             )
         except characters.SheetError as refused:
             return CommandReply(refused.message(caller.locale))
-        word = characters.sheet_word(character, key, caller.locale)
+        word = characters.sheet_word(characters.pack_of(character).sheet, key, caller.locale)
         changes.append(f"{word} {old}→{new}" if operator != "=" else f"{word}={new}")
     if not changes:
         return CommandReply(
