@@ -164,9 +164,13 @@ class ReplayEnv(BaseModel):
 
 
 class PacksEnv(BaseModel):
-    """`TRPG_PACKS__*`: the packs that ship with the server."""
+    """`TRPG_PACKS__*`: the packs that ship with the server, and where keepers may fetch
+    packs from (`.pack install gh:owner/repo` or an https URL)."""
 
     bundled: Flag = True
+    allowed_sources: Items = []
+    github_api: Annotated[str, BeforeValidator(_blank_is_default)] = "https://api.github.com"
+    max_download_bytes: Annotated[Whole, Field(ge=1024)] = 128 * 1024 * 1024
 
 
 class HooksEnv(BaseModel):
@@ -191,6 +195,7 @@ class IrohEnv(BaseModel):
 
     relay: Annotated[Literal["on", "off"], BeforeValidator(_choice)] = "on"
     bind: Text = ""
+    bind6: Text = ""
     health_bind: Text = ""
 
 
@@ -220,6 +225,16 @@ class LlmEnv(BaseModel):
     timeout: Annotated[Number, Field(ge=1.0)] = 120.0
     retries: Annotated[Whole, Field(ge=0)] = 2
     max_rounds: Annotated[Whole, Field(ge=1)] = 8
+    # A keeper's own ChatGPT / SuperGrok subscription (`.model login`): whether room
+    # keepers may use one at all, and where the sign-in and the models are reached
+    # (the official addresses; a test points them at local servers).
+    subscriptions: Flag = True
+    chatgpt_auth_url: HttpUrl = "https://auth.openai.com"
+    chatgpt_api_url: HttpUrl = "https://chatgpt.com/backend-api/codex"
+    chatgpt_client_id: Text = "app_EMoamEEZ73f0CkXaXp7hrann"
+    xai_auth_url: HttpUrl = "https://auth.x.ai"
+    xai_api_url: HttpUrl = "https://api.x.ai/v1"
+    xai_client_id: Text = "b1a00492-073a-47ea-816f-4c329264a828"
 
 
 class SideQuestEnv(BaseModel):
@@ -264,6 +279,9 @@ class TableEnv(_Env):
     data_dir: Directory = None
     redis_prefix: Text = "lw"
     behind_tls_proxy: Flag = False
+    # The address players reach the table at (`https://table.example`), for the links
+    # the server writes into messages; empty: each connection's own scheme and host.
+    public_url: HttpUrl = ""
     metrics_token: Text = ""
     # Addresses or networks that may read `/metrics` and the whole `/readyz` without
     # the token; empty: none (not even loopback, which every local user shares).

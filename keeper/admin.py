@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from base.names import shown_name
 from keeper import (
     character_names,
-    inventory,
     model_admin,  # noqa: F401 (registers the model page)
+    sheet_fields,
 )
 from keeper.llm.config import mask
 from keeper.models import (
@@ -55,27 +55,33 @@ class SeenAtTheTable(admin.ModelAdmin):
 
 
 class CharacterForm(forms.ModelForm):
-    """A sheet whose lists or tables are empty saves as it is (`[]` is a value here)."""
+    """A character as the table shows it: its values, items and status effects as rows
+    (`keeper.sheet_fields`), its owner by the member's name; empty lists save as they are."""
+
+    owner = forms.ChoiceField(label=_("Owner"), required=False)
+    attributes = sheet_fields.ValueRowsField(label=_("Attributes"))
+    skills = sheet_fields.ValueRowsField(label=_("Skills"))
+    resources = sheet_fields.ValueRowsField(label=_("Vitals"), help_text=_("current values (HP, SAN …)"))
+    status_effects = sheet_fields.LinesField(label=_("Status effects"), help_text=_("one a line"))
+    items = sheet_fields.ItemRowsField(label=_("Items"), help_text=_("clear a name to drop its item"))
+
+    class Meta:
+        model = Character
+        exclude = ["avatar"]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        for name in ("attributes", "skills", "resources", "status_effects", "items"):
-            self.fields[name].required = False
+        room_id = self.instance.room_id if self.instance.pk else None
+        self.fields["owner"].choices = sheet_fields.owner_choices(room_id, self.instance.owner)
 
     def clean(self) -> dict:
         data = super().clean()
-        for name, empty in (
-            ("attributes", {}),
-            ("skills", {}),
-            ("resources", {}),
-            ("status_effects", []),
-            ("items", []),
-        ):
-            if data.get(name) is None:
-                data[name] = empty
         # Two of one name never stand in one party, here as at the table (docs/rules.md,
         # "Characters and their names").
         room, wanted = data.get("room"), data.get("name")
+        owner = data.get("owner") or ""
+        if room and owner and owner != self.instance.owner and not sheet_fields.holds_a_key(room.pk, owner):
+            self.add_error("owner", _("That member holds no key to this room."))
         twins = character_names.holders(room.pk, wanted, besides=self.instance.pk) if room and wanted else []
         if twins:
             taken = _("Another character of this room is already called %(name)s.")
@@ -89,28 +95,31 @@ class CharacterForm(forms.ModelForm):
             raise forms.ValidationError(_("A character needs a name."))
         return name
 
-    def clean_items(self) -> list:
-        """Each item in the one shape the table reads (`keeper.inventory.clean_item`)."""
-        items = self.cleaned_data.get("items")
-        if items is None:
-            return []
-        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-            raise forms.ValidationError(
-                _('A list of items, each like {"name": "Lantern", "kind": "tool", "quantity": 1}.')
-            )
-        cleaned = [inventory.clean_item(item) for item in items]
-        if any(not item["name"] for item in cleaned):
-            raise forms.ValidationError(_("Every item needs a name."))
-        return cleaned
-
 
 @admin.register(Character)
 class CharacterAdmin(SeenAtTheTable):
     form = CharacterForm
-    list_display = ["name", "room", "system", "owner", "active", "pregen"]
+    list_display = ["name", "room", "system", "owned_by", "active", "pregen"]
     list_filter = ["system", "pregen", "active", "room"]
     list_select_related = ["room"]
     search_fields = ["name", "room__name"]
+    readonly_fields = ["portrait"]
+    fieldsets = [
+        (None, {"fields": ["room", "name", "owner", "system", "active", "pregen", "portrait"]}),
+        (_("Sheet"), {"fields": ["attributes", "skills", "resources", "status_effects"]}),
+        (_("What they carry"), {"fields": ["items", "money"]}),
+        (None, {"fields": ["background"]}),
+    ]
+
+    @admin.display(description=_("owner"))
+    def owned_by(self, character: Character) -> str:
+        return sheet_fields.owner_name(character.room_id, character.owner)
+
+    @admin.display(description=_("portrait"))
+    def portrait(self, character: Character) -> str:
+        # Set at the table (`avatar_set`, `.avatar gen`): one of the room's pictures.
+        avatar = character.avatar or {}
+        return avatar.get("name") or avatar.get("hash", "")[:12] or _("none (set one at the table)")
 
 
 @admin.register(Quest)
@@ -195,4 +204,5 @@ class ProviderCredentialAdmin(admin.ModelAdmin):
 
     @admin.display(description="key")
     def key_masked(self, credential: ProviderCredential) -> str:
-        return mask(credential.api_key)
+        # A subscription's sign-in is sealed and never shown, not even masked.
+        return "(a subscription sign-in, sealed)" if credential.grant else mask(credential.api_key)

@@ -21,6 +21,7 @@ class KeeperConfig(AppConfig):
             madness,
             module_commands,
             pack_commands,
+            panel_commands,
             pregens,
             scene_commands,
             sheet_commands,

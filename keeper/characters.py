@@ -3,11 +3,12 @@ changing values, all checked against the room's rule pack."""
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 
 from base.i18n import Refusal, _, say
 from keeper import character_names
@@ -120,8 +121,7 @@ def character_create(
     `character_names.NameTaken`, unless it is the member's own and `replace` is said:
     that sheet is deleted, kept for `.st undo`."""
     rolled = rolled or roll_character(system)
-    pack = catalog().packs[system]
-    skills = {key: base for key, base in pack.sheet.skills.items() if isinstance(base, int)}
+    skills = _base_skills(system)
     with transaction.atomic():
         giving_way = character_names.in_the_way(room_id, member_id, name, replace=replace)
         for sheet in giving_way:
@@ -139,6 +139,49 @@ def character_create(
             active=True,
         )
     return Made(character, replaced=bool(giving_way))
+
+
+def _base_skills(system: str) -> dict[str, int]:
+    """A fresh sheet's skills: the pack's base values."""
+    return {key: base for key, base in catalog().packs[system].sheet.skills.items() if isinstance(base, int)}
+
+
+MAX_PREGENS = 32  # the reference's roster cap: a keeper's imports, not a member's sheets
+
+
+def pregen_add(
+    room_id: int, *, system: str, name: str, background: str = "", avatar: dict | None = None
+) -> str:
+    """Put `name` on the room's pregenerated roster: a sheet rolled under `system` that
+    no member owns until `.pc claim`. Answers `added`; `refreshed` when a pregen of the
+    name is there already (its background and portrait are renewed, its values and who
+    claimed it kept, as the reference keeps a live claim over a module's re-import);
+    `taken` when another sheet of the room holds the name; `full` at `MAX_PREGENS`."""
+    with transaction.atomic():
+        held = character_names.holders(room_id, name)
+        if held:
+            if len(held) > 1 or not held[0].pregen:
+                return "taken"
+            pregen = held[0]
+            pregen.background = background
+            pregen.avatar = avatar or pregen.avatar
+            pregen.save(update_fields=["background", "avatar"])
+            return "refreshed"
+        if Character.objects.filter(room_id=room_id, pregen=True).count() >= MAX_PREGENS:
+            return "full"
+        rolled = roll_character(system)
+        Character.objects.create(
+            room_id=room_id,
+            name=name,
+            system=system,
+            attributes=dict(rolled.attributes),
+            skills=_base_skills(system),
+            resources=dict(rolled.resources),
+            background=background,
+            avatar=avatar,
+            pregen=True,
+        )
+    return "added"
 
 
 def finalize(character: Character) -> None:
@@ -327,16 +370,29 @@ def sheet_restore(room_id: int, member_id: str, *, name: str = "", replace: bool
     return Restored(restored, instead_of=current.name if current else None)
 
 
+@functools.cache
+def _active_sql(columns: str) -> str:
+    meta = Character._meta
+    room, owner, active = (meta.get_field(field).column for field in ("room", "owner", "active"))
+    # At most one row: a member has one active character per room (a constraint).
+    return f"SELECT {columns} FROM {meta.db_table} WHERE {room} = %s AND {owner} = %s AND {active} = %s"
+
+
 def active_character(room_id: int, member_id: str) -> Character | None:
     """The member's active character in the room, if any."""
-    return Character.objects.filter(room_id=room_id, owner=member_id, active=True).first()
+    # A raw query: every roll asks, and building the ORM's query cost more than running it.
+    found = Character.objects.raw(_active_sql("*"), [room_id, member_id, True])
+    return next(iter(found), None)
 
 
 def table_name(room_id: int, member_id: str, name: str) -> str:
     """The name a member rolls under at the table: their active character's when they
     play one, else theirs (`name`)."""
-    character = active_character(room_id, member_id)
-    return character.name if character else name
+    column = Character._meta.get_field("name").column
+    with connection.cursor() as cursor:
+        cursor.execute(_active_sql(column), [room_id, member_id, True])
+        found = cursor.fetchone()
+    return found[0] if found else name
 
 
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:

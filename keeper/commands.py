@@ -77,8 +77,13 @@ class FollowUp:
     image); `finish` gets what came back, or the exception `fetch` raised, stores what
     it should and answers like a command."""
 
+    # A blocking function (run in a worker thread), or a coroutine function (awaited:
+    # work that mostly waits, such as a sign-in's poll).
     fetch: Callable[[], object]
     finish: Callable[[object], CommandReply]
+    # Work that may take minutes (a sign-in waiting for its approval): it runs beside
+    # the caller's next inputs instead of before them.
+    background: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,10 @@ _TOPICS = (
         ("keeper.lore_commands", "keeper.module_commands", "keeper.import_commands"),
     ),
     (_("The table:"), ("keeper.scene_commands", "keeper.table_commands", "keeper.variable_commands")),
-    (_("Packs, pictures and sound:"), ("keeper.pack_commands", "keeper.audio_commands")),
+    (
+        _("Packs, pictures and sound:"),
+        ("keeper.pack_commands", "keeper.panel_commands", "keeper.audio_commands"),
+    ),
     (_("The Keeper:"), ("keeper.kp.keeper_commands",)),
 )
 

@@ -18,6 +18,7 @@ from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from keeper import skill_catalog
+from keeper.llm import subscribed
 from keeper.llm.config import LlmConfig
 from keeper.llm.endpoints import openai_client
 from keeper.models import Npc, Story
@@ -109,18 +110,21 @@ def messages_for(kind: str, description: str) -> list[dict]:
 
 def draft(config: LlmConfig, kind: str, description: str) -> str:
     """Ask the model for a document (blocking: call it from a worker thread)."""
-    # Through the endpoint policy: a room's endpoint is checked at every connection.
-    client = openai_client(
-        config.base_url,
-        config.api_key,
-        operator=config.operator_endpoint,
-        timeout=settings.TRPG_LLM_TIMEOUT,
-        max_retries=settings.TRPG_LLM_RETRIES,
-    )
-    response = client.chat.completions.create(
-        model=config.chat_model, messages=messages_for(kind, description)
-    )
-    text = (response.choices[0].message.content or "") if response.choices else ""
+    if config.subscription:  # the room's own sign-in (keeper/llm/subscribed.py)
+        text = subscribed.draft_text(config, messages_for(kind, description))
+    else:
+        # Through the endpoint policy: a room's endpoint is checked at every connection.
+        client = openai_client(
+            config.base_url,
+            config.api_key,
+            operator=config.operator_endpoint,
+            timeout=settings.TRPG_LLM_TIMEOUT,
+            max_retries=settings.TRPG_LLM_RETRIES,
+        )
+        response = client.chat.completions.create(
+            model=config.chat_model, messages=messages_for(kind, description)
+        )
+        text = (response.choices[0].message.content or "") if response.choices else ""
     fenced = FENCE.match(text.strip())
     return (fenced.group("body") if fenced else text).strip() + "\n"
 

@@ -136,12 +136,13 @@ def write(
 
 def add_entries(room_id: int, entries: Iterable[dict], *, source: str, visibility: str) -> int:
     """Add lore entries (`title`, `keywords`, `secondary`, `content`, `constant`,
-    `selective`, `order`) from `source`, replacing what that source brought before (an
-    import of the same card twice does not double its lore). How many were added."""
+    `selective`, `order`, and a `visibility` of its own, else `visibility`) from
+    `source`, replacing what that source brought before (an import of the same card
+    twice does not double its lore). How many were added."""
     LoreEntry.objects.filter(room_id=room_id, source=source).delete()
     room_has = LoreEntry.objects.filter(room_id=room_id).count()
     rows = [
-        LoreEntry(room_id=room_id, source=source, visibility=visibility, **entry)
+        LoreEntry(room_id=room_id, source=source, **{"visibility": visibility, **entry})
         for entry in list(entries)[: max(0, MAX_ENTRIES - room_has)]
     ]
     LoreEntry.objects.bulk_create(rows)

@@ -77,6 +77,7 @@ class ModelInForceForm(forms.ModelForm):
             "imagegen_provider",
             "imagegen_model",
             "imagegen_base_url",
+            "subscriptions",
         ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -85,6 +86,19 @@ class ModelInForceForm(forms.ModelForm):
             choices=_providers(settings.TRPG_LLM_PROVIDER, "none, the offline Keeper"),
             required=False,
             label="Provider",
+        )
+        self.fields["subscriptions"] = forms.NullBooleanField(
+            required=False,
+            label="Rooms may use their keepers' own subscriptions",
+            widget=forms.Select(
+                choices=[
+                    ("unknown", f"(the environment's: {'yes' if settings.TRPG_LLM_SUBSCRIPTIONS else 'no'})"),
+                    ("true", "yes"),
+                    ("false", "no"),
+                ]
+            ),
+            help_text="ChatGPT and SuperGrok signed in by a room's keeper with .model login "
+            "(TRPG_LLM__SUBSCRIPTIONS). The sign-in is the room's; its tokens are never shown.",
         )
         self.fields["imagegen_provider"] = forms.ChoiceField(
             choices=_providers(settings.TRPG_IMAGEGEN_PROVIDER, "none, no pictures"),
@@ -110,6 +124,7 @@ class ModelSettingAdmin(admin.ModelAdmin):
             {"fields": ["provider", "chat_model", "base_url", "api_key"]},
         ),
         ("Pictures (server-wide)", {"fields": ["imagegen_provider", "imagegen_model", "imagegen_base_url"]}),
+        ("Subscriptions", {"fields": ["subscriptions"]}),
     ]
 
     def get_queryset(self, request: HttpRequest) -> object:
@@ -148,6 +163,7 @@ class ModelSettingAdmin(admin.ModelAdmin):
             )
         else:
             config.clear_imagegen(None)
+        ModelSetting.objects.filter(pk=obj.pk).update(subscriptions=data.get("subscriptions"))
         obj.refresh_from_db()
 
     @admin.display(description="in force")

@@ -270,6 +270,9 @@ class ModelSetting(models.Model):
     imagegen_base_url = models.CharField(max_length=500, blank=True)
     imagegen_model = models.CharField(max_length=200, blank=True)
     imagegen_size = models.CharField(max_length=20, blank=True)
+    # The operator's word on rooms using a keeper's own subscription (`.model login`),
+    # on the server-wide row only: None follows `TRPG_LLM__SUBSCRIPTIONS`.
+    subscriptions = models.BooleanField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -301,6 +304,10 @@ class ProviderCredential(models.Model):
     provider = models.CharField(max_length=32)
     base_url = models.CharField(max_length=500)
     api_key = models.CharField(max_length=500)
+    # A subscription's sign-in (`.model login`), sealed with the server's secret
+    # (keeper/llm/grants.py); empty for a plain key. Its tokens are never read back
+    # anywhere but into the request that needs them.
+    grant = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -1,10 +1,12 @@
 """`.module`: show the room's module; a keeper sets one by hand, imports a file from the
-modules folder, or imports pasted text (see `keeper.modules`)."""
+modules folder, imports pasted text (see `keeper.modules`), or loads a pack's module
+(`.module <pack>`: a pack id, a `.lwpack` in the packs folder, `gh:owner/repo`, an
+https URL; `keeper.pack_commands.load_module`)."""
 
 from __future__ import annotations
 
-from base.i18n import _
-from keeper import forge, modules
+from base.i18n import Refusal, _
+from keeper import forge, modules, pack_commands, pack_sources
 from keeper.commands import Caller, CommandReply, FollowUp, command, keeper_refusal
 from keeper.llm import config as llm_config
 from keeper.models import Story
@@ -13,8 +15,8 @@ from keeper.models import Story
 @command(
     "module",
     help=_(
-        "the module: .module; keeper: .module <file> (from the modules folder), .module import <text>, "
-        ".module set <title> | <intro for players> | <truth>"
+        "the module: .module; keeper: .module <file> (from the modules folder), .module <pack>, "
+        ".module import <text>, .module set <title> | <intro for players> | <truth>"
     ),
 )
 def module(arguments: str, caller: Caller) -> CommandReply:
@@ -30,13 +32,36 @@ def module(arguments: str, caller: Caller) -> CommandReply:
             if not rest.strip():
                 return CommandReply(caller.say(_("Paste the module after .module import.")))
             return _import(rest, "imported", caller)
-        path = modules.module_file(arguments)
+        if _names_a_pack(arguments):
+            return pack_commands.load_module(arguments.strip(), caller)
+        try:
+            path = modules.module_file(arguments)
+        except modules.ModuleError:
+            if _a_pack_is_called(arguments.strip()):
+                return pack_commands.load_module(arguments.strip(), caller)
+            raise
         text = modules.read_text(path)
         if path.suffix.lower() in (".yaml", ".yml"):
             return _installed(modules.from_yaml(text, modules.slug(path.stem)), caller)
         return _import(text, modules.slug(path.stem), caller)
     except modules.ModuleError as refused:
         return CommandReply(refused.message(caller.locale))
+
+
+def _names_a_pack(ref: str) -> bool:
+    """Whether `ref` can only be a pack: a download, or a `.lwpack` file."""
+    ref = ref.strip()
+    return ref.startswith(("gh:", "https://", "http://")) or ref.lower().endswith(".lwpack")
+
+
+def _a_pack_is_called(name: str) -> bool:
+    """Whether a pack goes by `name` (installed, in the packs folder, shipped with the
+    server), when no module file does."""
+    try:
+        pack_sources.find(name)
+    except Refusal:
+        return False
+    return True
 
 
 def _show(caller: Caller) -> CommandReply:

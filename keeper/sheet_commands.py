@@ -15,6 +15,7 @@ from base.i18n import _
 from keeper import character_names, characters, game
 from keeper.commands import Caller, CommandReply, command
 from keeper.dice import DiceError
+from keeper.kp import sample
 from keeper.models import TableSettings
 from keeper.rules.packs import catalog
 
@@ -34,8 +35,11 @@ def no_character(caller: Caller) -> CommandReply:
 
 
 def _made(caller: Caller, made: characters.Made) -> CommandReply:
-    character = made.character
-    TableSettings.objects.filter(room_id=caller.room_id).update(system=character.system)
+    character = sample.made_ready(caller.room_id, made.character)
+    # The room rolls in the system of the character made last, unless it plays the sample
+    # adventure: that is a Call of Cthulhu adventure whatever a player makes.
+    if not sample.plays_sample(caller.room_id):
+        TableSettings.objects.filter(room_id=caller.room_id).update(system=character.system)
     text = caller.say(
         _("{who} made {name}: {values}"),
         who=caller.name,

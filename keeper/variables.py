@@ -16,6 +16,8 @@ from keeper.models import ModuleVariable
 from packs.declarations import VariableError, check_declaration, valid_value
 
 MAX_VARIABLES = 256
+# The ids an imported card's MVU leaves take (`keeper/import_commands.py`).
+CARD_LEAF_PREFIX = "mvu."
 _TRUE = ("true", "yes", "on", "1", "是")
 _FALSE = ("false", "no", "off", "0", "否")
 
@@ -95,6 +97,60 @@ def add(room_id: int, var_id: str, delta: int) -> tuple[ModuleVariable, int, boo
         return found, old, value != wanted
 
 
+def write_from_hook(room_id: int, var_id: str, value: Any) -> tuple[ModuleVariable, Any]:
+    """A hook's `setvar`, as the reference takes one: a number variable takes a whole
+    number (or text or a float that is one) and keeps it within its bounds (clamped,
+    where `.var set` refuses); a bool takes true/false (or yes/no, on/off, 1/0), an enum
+    one of its options in any case, a text variable text; an id the room does not have
+    becomes a keeper-only variable. Returns it and its old value;
+    VariableError when the value does not fit."""
+    with transaction.atomic():
+        found = ModuleVariable.objects.select_for_update().filter(room_id=room_id, var_id=var_id).first()
+        if found is None:
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if not isinstance(value, (bool, int, str)):
+                raise VariableError(_("{id} takes a whole number, true or false, or text."), id=var_id[:80])
+            return set_value(room_id, var_id, value)
+        if found.kind == "number":
+            number = _whole(value)
+            if number is None:
+                raise VariableError(_("{id} takes a whole number."), id=var_id)
+            if found.minimum is not None:
+                number = max(found.minimum, number)
+            if found.maximum is not None:
+                number = min(found.maximum, number)
+            value = number
+        elif found.kind == "bool" and not isinstance(value, bool):
+            word = str(value).strip().lower()
+            value = word in _TRUE if word in _TRUE or word in _FALSE else value
+        elif found.kind == "enum" and isinstance(value, str):  # an option in any case
+            value = next((c for c in found.choices if c.lower() == value.strip().lower()), value)
+        old, found.value = found.value, valid_value(found, value)
+        found.save(update_fields=["value"])
+        return found, old
+
+
+def _whole(value: Any) -> int | None:
+    """`value` as a whole number, if it is one (7, 7.0, "7")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return value if isinstance(value, int) else None
+
+
+def keeper_view(room_id: int) -> dict[str, Any]:
+    """Every variable of the room by id, hidden ones too: what the keepers (and the
+    room's hooks) see."""
+    return dict(ModuleVariable.objects.filter(room_id=room_id).order_by("id").values_list("var_id", "value"))
+
+
 def set_exposed(room_id: int, prefix: str, exposed: bool) -> int:
     """Expose (or hide) the variables whose id starts with `prefix` (`*`: all); how
     many changed."""
@@ -122,8 +178,13 @@ def entries(room_id: int) -> list[dict]:
 
 
 def for_viewer(variables: list[dict], *, is_keeper: bool, locale: str) -> list[dict]:
-    """The `state.variables` of one viewer: a player gets the exposed ones only, a
-    keeper all, the unexposed flagged `hidden`; labels in the viewer's language."""
+    """The `state.variables` of one viewer, labels in the viewer's language: a player
+    gets the exposed ones only; a keeper all of them. On a keeper's connection an
+    unexposed variable is flagged by what it is: an imported card's leaf (`mvu.`) the
+    keeper has not exposed is `hidden` (panels read it as absent, as the protocol has
+    every client do), any other (a pack's or module's keeper-only tracker, one the
+    keeper set) is `keeper_only`, which panels read like any variable of the viewer's,
+    so the keeper's panels draw it (docs/packs.md, "Module variables")."""
     shown = []
     for entry in variables:
         if not entry["exposed"] and not is_keeper:
@@ -131,7 +192,7 @@ def for_viewer(variables: list[dict], *, is_keeper: bool, locale: str) -> list[d
         row = {key: value for key, value in entry.items() if key != "exposed"}
         row["label"] = entry["label"].get(locale) or entry["label"].get("en") or entry["id"]
         if not entry["exposed"]:
-            row["hidden"] = True
+            row["hidden" if entry["id"].startswith(CARD_LEAF_PREFIX) else "keeper_only"] = True
         shown.append(row)
     return shown
 

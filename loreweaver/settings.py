@@ -45,12 +45,20 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 DEBUG = _django.debug
 ALLOWED_HOSTS = _django.allowed_hosts
+# Whether the operator left these to their defaults (a generated secret, any host): a
+# hosted process refuses to start then (loreweaver/wire/deploy.py), as the settings read them.
+SECRET_KEY_GENERATED = not _django.secret_key
+ALLOWED_HOSTS_DEFAULTED = "allowed_hosts" not in _django.model_fields_set
 CSRF_TRUSTED_ORIGINS = _django.csrf_trusted_origins
 
 # Behind a reverse proxy that terminates TLS (compose's `proxy`): trust its
 # X-Forwarded-Proto, send cookies over https only, HSTS, and redirect plain HTTP (the
 # health checks excepted; WebSocket upgrades never pass this middleware).
 TRPG_BEHIND_TLS_PROXY = _table.behind_tls_proxy
+# Where players reach the table (scheme://host[:port]): the links written into messages
+# (a SideQuest client's pictures) start with it. Empty: the connection's own scheme and
+# Host, the scheme from the proxy's X-Forwarded-Proto only behind TRPG_BEHIND_TLS_PROXY.
+TRPG_PUBLIC_URL = _table.public_url.rstrip("/")
 # `/metrics` (and the whole `/readyz`) answers a scraper that presents this bearer
 # token, or one at an address of TRPG_METRICS_ALLOWED (addresses or networks, checked
 # as they were read; none by default: loopback is every local user's).
@@ -326,6 +334,9 @@ TRPG_SKILLS_DIR = writable_dir("TRPG_SKILLS_DIR", _table.skills_dir or DATA_DIR 
 # The packs that ship with the server (packs/examples/) are installed at the first
 # start (never again once removed); enabled in no room.
 TRPG_PACKS_BUNDLED = _table.packs.bundled
+TRPG_PACKS_ALLOWED_SOURCES = _table.packs.allowed_sources
+TRPG_PACKS_GITHUB_API = _table.packs.github_api.rstrip("/")
+TRPG_PACKS_MAX_DOWNLOAD_BYTES = _table.packs.max_download_bytes
 # Event hooks (packs/hooks.py): each script's sandbox memory, and its time per step.
 TRPG_HOOKS_MEMORY_MB = _table.hooks.memory_mb
 TRPG_HOOKS_TIME_LIMIT = _table.hooks.time_limit
@@ -333,6 +344,9 @@ TRPG_IROH_RELAY = _table.iroh.relay
 # host:port the Iroh endpoint binds; empty: every interface on UDP 4433, or a free port
 # when that one is taken (loreweaver/wire/iroh_carrier.py, DEFAULT_BIND).
 TRPG_IROH_BIND = _table.iroh.bind
+# [host]:port of its IPv6 socket; empty: `[::]` or `[::1]` at TRPG_IROH_BIND's port when
+# that is 0.0.0.0 or loopback, else a free port the ticket leaves out (ipv6_counterpart).
+TRPG_IROH_BIND6 = _table.iroh.bind6
 # host:port of the Iroh sidecar's health and metrics port (`iroh_serve`); empty: none.
 TRPG_IROH_HEALTH_BIND = _table.iroh.health_bind
 TRPG_HEALTH_PORT = "loreweaver.ops.health_port.serve_health"
@@ -366,6 +380,16 @@ TRPG_LLM_TIMEOUT = _table.llm.timeout
 TRPG_LLM_RETRIES = _table.llm.retries
 # Tool rounds one Keeper turn may run before it must answer.
 TRPG_LLM_MAX_ROUNDS = _table.llm.max_rounds
+# A keeper's own subscription (docs/operations.md, "Signing in with a subscription"):
+# whether rooms may use one (the console's model page can say otherwise), and the
+# providers' sign-in and API addresses and public client ids.
+TRPG_LLM_SUBSCRIPTIONS = _table.llm.subscriptions
+TRPG_LLM_CHATGPT_AUTH_URL = _table.llm.chatgpt_auth_url
+TRPG_LLM_CHATGPT_API_URL = _table.llm.chatgpt_api_url
+TRPG_LLM_CHATGPT_CLIENT_ID = _table.llm.chatgpt_client_id
+TRPG_LLM_XAI_AUTH_URL = _table.llm.xai_auth_url
+TRPG_LLM_XAI_API_URL = _table.llm.xai_api_url
+TRPG_LLM_XAI_CLIENT_ID = _table.llm.xai_client_id
 # Which SideQuest web client generation `/api/genres` and `/ws` speak to (docs/sidequest.md,
 # "The two client generations"): "contract" (the contract's, by default) or "current"
 # (its lobby: `/api/games`, `/api/sessions`, connect by game slug). With players allowed
@@ -416,5 +440,9 @@ LOGGING = {
         "psycopg.pool": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
         "openai": {"level": "WARNING"},
+        # django-axes announces itself ("AXES: BEGIN ...") each time Django starts, in
+        # every manage.py command too: noise around a command's own output (a machine
+        # reads `pack build --json`). Its lockouts and failed logins are warnings: kept.
+        "axes.apps": {"level": "WARNING"},
     },
 }

@@ -53,6 +53,29 @@ class Uploader:
 
 
 @dataclass(frozen=True)
+class StoredFile:
+    """A room's stored file as the media channel serves and announces it: a plain value
+    read with its row, so that nothing reads the row again on the event loop."""
+
+    id: int
+    sha256: str
+    size: int
+    mime: str
+    name: str
+    storage_key: str
+    frame: dict  # its `media` (image) or `audio_library_item` (audio) frame
+
+    def as_frame(self) -> dict:
+        """Its frame, as `MediaItem.as_frame` gives it."""
+        return self.frame
+
+    @classmethod
+    def of(cls, item: MediaItem) -> StoredFile:
+        """The file `item` indexes."""
+        return cls(item.id, item.sha256, item.size, item.mime, item.name, item.storage_key, item.as_frame())
+
+
+@dataclass(frozen=True)
 class Accepted:
     """An offer's answer: a fresh upload id, or the stored item when the room has it."""
 
@@ -98,11 +121,15 @@ def _within_rate(uploader: Uploader) -> bool:
     return count <= settings.TRPG_MEDIA_UPLOADS_PER_MINUTE
 
 
-def offer(uploader: Uploader, *, name: str, mime: str, size: int, sha256: str) -> Accepted:
-    """Check an upload offer (first failure wins) and answer it."""
-    if not uploads_enabled(uploader.room_id):
+def offer(
+    uploader: Uploader, *, name: str, mime: str, size: int, sha256: str, member_upload: bool = True
+) -> Accepted:
+    """Check an upload offer (first failure wins) and answer it. Not a `member_upload`
+    (a keeper's `.audio import`): the room's upload switch and the per-minute rate, which
+    hold members' uploads, do not apply; type, size and quota do."""
+    if member_upload and not uploads_enabled(uploader.room_id):
         raise MediaError("media_disabled")
-    if not _within_rate(uploader):
+    if member_upload and not _within_rate(uploader):
         raise MediaError("media_rate_limited")
     kind = kind_of(mime)
     if kind is None:
@@ -223,12 +250,16 @@ class Upload:
         return item
 
 
-def store_bytes(uploader: Uploader, *, name: str, mime: str, data: bytes) -> MediaItem:
-    """Store bytes the server made itself (a drawn image) as if `uploader` had uploaded
-    them: the same offer checks (limits, quota, rate), the same verification and index.
-    Raises `MediaError`."""
+def store_bytes(
+    uploader: Uploader, *, name: str, mime: str, data: bytes, member_upload: bool = True
+) -> MediaItem:
+    """Store bytes the server made itself (a drawn image, a pack's audio) as if
+    `uploader` had uploaded them: the same offer checks (limits, quota, rate), the same
+    verification and index. Raises `MediaError`."""
     sha256 = hashlib.sha256(data).hexdigest()
-    accepted = offer(uploader, name=name, mime=mime, size=len(data), sha256=sha256)
+    accepted = offer(
+        uploader, name=name, mime=mime, size=len(data), sha256=sha256, member_upload=member_upload
+    )
     if accepted.existing is not None:
         return accepted.existing
     upload = Upload(uploader, accepted.upload_id)
@@ -248,7 +279,17 @@ def find(room_id: int, sha256: str) -> MediaItem:
     return item
 
 
-def read_pieces(item: MediaItem) -> Iterator[bytes]:
+def find_file(room_id: int, sha256: str) -> StoredFile:
+    """`find`, as the file it indexes. Raises `MediaError`."""
+    return StoredFile.of(find(room_id, sha256))
+
+
+def finish_file(upload: Upload) -> StoredFile:
+    """`upload.finish()`, as the file it stored (blocking: call it from a thread)."""
+    return StoredFile.of(upload.finish())
+
+
+def read_pieces(item: MediaItem | StoredFile) -> Iterator[bytes]:
     """The stored bytes in pieces of at most 64 KiB (blocking reads)."""
     with default_storage.open(item.storage_key, "rb") as body:
         while piece := body.read(CHUNK):

@@ -8,3 +8,9 @@ class PacksConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "packs"
+
+    def ready(self) -> None:
+        # The hook scripts' cache listens to the packs' models once every app is loaded.
+        from packs import hook_cache
+
+        hook_cache.connect()

@@ -13,13 +13,20 @@ object keyed by uid in SillyTavern's own spelling (`key`, `keysecondary`, `comme
 
 `split_card` parses a file into the character half (its text fields) and the world
 half: the lorebook entries; the MVU (MagVarUpdate) initial variables, from the entries
-titled `[InitVar]` (JSON or YAML, values often `[value, "description"]`), flattened to
-dotted paths and scalar leaves; and the scripts in `extensions.loreweaver_hooks`. What
-is not imported is named in `discarded`: alternate greetings, system prompt, regex and
-TavernHelper scripts, disabled entries, MVU's update rules and other `[mvu…]` entries.
-`read_card` is what a pack's build and install need: the kind, which decides how the
-card imports (`character`: as a player's character; `world`: the keeper's world half —
-a world book, or a card that is only a name and a world half).
+titled `[InitVar]` or `[InitialVariables]` or marked `@@initial_variables` (JSON or
+YAML, values often `[value, "description"]`), flattened to dotted paths and scalar
+leaves; and the scripts in `extensions.loreweaver_hooks`. A Loreweaver lorecard
+(`format: loreweaver.card`) is split by `packs/lorecard.py`, into the same halves
+plus its typed variables. What is not imported is named in `discarded`: system
+prompt, regex and TavernHelper scripts, disabled entries, MVU's update rules and
+other `[mvu…]` entries, EJS template blocks (`<% … %>`, code no model should read),
+an entry's `@@if` condition (the entry fires on its keys alone) and its other
+decorators, entries marked `@@render_…` or `@@iframe` (markup for SillyTavern's screen). `read_card` is what
+a pack's build and install need: the kind, which decides how the card imports. As
+the reference splits cards (拆卡), a card carrying machinery (hook scripts, an
+`[InitVar]` entry, typed variables, a template block, a keeper-only `secret` entry)
+is `world`, whatever persona it has, and so is a world book; any other card is
+`character`. A player's import of a world card takes only its character half.
 
 Cards come from anyone, so every problem is a `CardError` naming the file and the
 problem, never an exception from inside a parser. Reading the bytes is
@@ -34,6 +41,7 @@ too long, are refused instead: a script cut short would not run.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import math
@@ -44,7 +52,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from base.i18n import _
-from packs import card_bytes, safe_yaml
+from packs import card_bytes, lorecard, safe_yaml
 from packs.card_bytes import MAX_CARD_BYTES, CardError
 
 __all__ = ["MAX_CARD_BYTES", "CardError", "CardSplit", "LoreBookEntry", "read_card", "split_card"]
@@ -67,6 +75,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _CODE_FENCE = re.compile(r"\A```[^\n]*\n(.*)\n```\Z", re.DOTALL)
 _MVU_MARKER = re.compile(r"\[mvu[^\]]*\]", re.IGNORECASE)
 _UPDATE_RULES = ("[mvu_update]", "变量更新规则", "variable update rule")
+# One EJS block in any of its forms (`<%=`, `<%-`, `<%_`), or a `<%` never closed.
+_TEMPLATE = re.compile(r"<%.*?%>|<%.*\Z", re.DOTALL)
+_DECORATOR = re.compile(r"@@(\w+)[ \t]*(.*)")
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,7 @@ class LoreBookEntry:
     selective: bool  # needs a secondary key too
     order: int  # insertion_order (a card's) or order (a world book's); 100 when neither
     enabled: bool  # always true: a disabled entry is not imported, only counted in `discarded`
+    secret: bool = False  # keeper-only lore (`secret: true`): world machinery
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,18 @@ class CardSplit:
     mvu: list[tuple[str, Scalar]]  # dotted path -> initial value
     hooks: list[str]
     discarded: list[str]
+    # A lorecard's typed variables, as `packs.declarations` declares them (their own ids).
+    variables: list[dict] = dataclasses.field(default_factory=list)
+    openings: list[str] = dataclasses.field(default_factory=list)  # the alternate openings (greetings)
+    # Whether a player may take the character half: a persona beyond a name (a
+    # lorecard: a personality, since its opening and description tell the module).
+    persona: bool = True
+    # A lorecard marks its keeper-only entries `secret`: the rest are for everyone. A
+    # SillyTavern card marks nothing, so all its lore stays keeper-only.
+    shared_lore: bool = False
+    # The card's own name of a character field where its format names it otherwise (a
+    # lorecard's `opening` is kept as `first_mes`): the split names what the author wrote.
+    field_names: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def split_card(path: str, data: bytes) -> CardSplit:
@@ -102,19 +126,24 @@ def split_card(path: str, data: bytes) -> CardSplit:
     card = card_bytes.load(path, data)
     if not isinstance(card, dict):
         raise CardError(_("The card {path} is not a character card or a world book."), path=path)
+    if card.get("format") == lorecard.FORMAT:
+        return lorecard.split_lorecard(_Split(path), card)
     if "entries" in card and "data" not in card and "spec" not in card:
         return _split_world_book(path, card)
     return _split_character_card(path, card)
 
 
 def read_card(path: str, data: bytes) -> dict:
-    """`{name, kind}` of the card file `path` (its stem, and the kind `split_card`
-    finds), or refused naming the problem."""
-    return {"name": PurePosixPath(path).stem, "kind": split_card(path, data).kind}
+    """`{name, kind}` of the card file `path` (its stem, a lorecard's without its
+    `.lorecard`, and the kind `split_card` finds), or refused naming the problem."""
+    stem = PurePosixPath(path).stem
+    return {"name": stem.removesuffix(".lorecard") or stem, "kind": split_card(path, data).kind}
 
 
 class _Split:
     """What a split gathers as it reads, and what it leaves out."""
+
+    max_entries = MAX_ENTRIES  # read by `packs.lorecard`, which cannot import this module
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -122,6 +151,8 @@ class _Split:
         self.variables: dict[str, Scalar] = {}
         self.discarded: Counter[str] = Counter()
         self.init_bytes = 0  # YAML is parsed three times: the budget is per card, not per entry
+        # World machinery by count: what makes a card `world` (see `machinery`).
+        self.initvar_entries = self.template_blocks = 0
 
     def text(self, value: Any, field: str) -> str:
         """`value` as clean text ("" when absent), refused when it is not text."""
@@ -132,11 +163,29 @@ class _Split:
         return _CONTROL.sub("", value).strip()
 
     def capped(self, value: Any, field: str) -> str:
-        text = self.text(value, field)
+        text = self.without_templates(self.text(value, field))
         if len(text) > MAX_FIELD_CHARS:
             self.discarded[f"{field.rpartition('.')[2]} cut at {MAX_FIELD_CHARS} characters"] += 1
             return text[:MAX_FIELD_CHARS]
         return text
+
+    def without_templates(self, text: str) -> str:
+        """`text` without its EJS template blocks (`<% ... %>`, a dangling `<%` to the
+        end): they are code no model should read, so they are counted and left out."""
+        if "<%" not in text:
+            return text
+        text, count = _TEMPLATE.subn("", text)
+        self.template_blocks += count
+        self.discarded["template (EJS) block"] += count
+        return text.strip()
+
+    def machinery(self, variables: int = 0) -> bool:
+        """Whether the card carries world machinery: an `[InitVar]` declaration, typed
+        variables, a template block or a keeper-only entry (hook scripts count too, and
+        `kind` adds them)."""
+        return bool(
+            self.initvar_entries or variables or self.template_blocks or any(e.secret for e in self.lore)
+        )
 
     def texts(self, value: Any, field: str) -> list[str]:
         """`value` as a list of non-empty clean texts, refused when it is no list of texts."""
@@ -213,15 +262,18 @@ class _Split:
             or self.text(entry.get("name"), f"{where}.name")
             or (keys[0] if keys else f"entry {number}")
         )[:_MAX_TITLE_CHARS]  # before any pattern looks at it
+        decorators, content = _decorators(self.text(entry.get("content"), f"{where}.content"))
         # MVU reads [InitVar] entries whether they are on or not: they are usually off,
-        # to stay out of the prompt.
-        if "[initvar]" in title.lower():
-            self.init_variables(self.text(entry.get("content"), f"{where}.content"))
+        # to stay out of the prompt. SillyTavern's own spellings declare variables too.
+        squeezed = title.lower().replace(" ", "")
+        if "[initvar]" in squeezed or "[initialvariables]" in squeezed or "initial_variables" in decorators:
+            self.initvar_entries += 1
+            self.init_variables(content)
             return
-        if machinery := self.machinery(title):
+        if machinery := self.mvu_machinery(title):
             self.discarded[machinery] += 1
             return
-        content = self.text(entry.get("content"), f"{where}.content")
+        secret = self.flag(entry.get("secret"), f"{where}.secret", False)
         enabled = self.flag(entry.get("enabled"), f"{where}.enabled", True) and not self.flag(
             entry.get("disable"), f"{where}.disable", False
         )
@@ -233,16 +285,26 @@ class _Split:
         if not enabled:
             self.discarded["disabled lorebook entry"] += 1
             return
+        if any(name.startswith(("render", "iframe")) for name in decorators):
+            self.discarded["render entry"] += 1  # markup for SillyTavern's screen, not lore
+            return
+        if "if" in decorators:  # no condition language here: the entry fires on its keys
+            self.discarded[f"condition of {title} (@@if {decorators['if'][:120]})"] += 1
+        for name in sorted(set(decorators) - {"if"})[:4]:
+            self.discarded[f"decorator @@{name[:40]} of {title}"] += 1
+        content = self.without_templates(content)
         if not content:
             self.discarded["empty lorebook entry"] += 1
             return
         if len(content) > MAX_FIELD_CHARS:
             self.discarded["lorebook entry cut"] += 1
             content = content[:MAX_FIELD_CHARS]
-        self.lore.append(LoreBookEntry(title, keys, secondary, content, constant, selective, order, enabled))
+        self.lore.append(
+            LoreBookEntry(title, keys, secondary, content, constant, selective, order, enabled, secret)
+        )
 
     @staticmethod
-    def machinery(title: str) -> str | None:
+    def mvu_machinery(title: str) -> str | None:
         """The kind of MVU machinery an entry titled `title` is, if it is."""
         lowered = title.lower()
         if any(marker in lowered for marker in _UPDATE_RULES):
@@ -323,7 +385,10 @@ class _Split:
             )
         return scripts
 
-    def done(self, name: str, kind: str, character: dict[str, str], hooks: list[str]) -> CardSplit:
+    def done(
+        self, name: str, kind: str, character: dict[str, str], hooks: list[str], **more: Any
+    ) -> CardSplit:
+        """The split gathered (`more`: the `CardSplit` fields a lorecard adds)."""
         return CardSplit(
             name=name,
             kind=kind,
@@ -332,6 +397,7 @@ class _Split:
             mvu=list(self.variables.items()),
             hooks=hooks,
             discarded=[_describe(part, count) for part, count in self.discarded.items()],
+            **more,
         )
 
 
@@ -339,7 +405,7 @@ def _split_world_book(path: str, book: dict) -> CardSplit:
     split = _Split(path)
     name = split.text(book.get("name"), "name") or PurePosixPath(path).stem
     split.book(book, "")
-    return split.done(name, "world", {}, [])
+    return split.done(name, "world", {}, [], persona=False)
 
 
 def _split_character_card(path: str, card: dict) -> CardSplit:
@@ -364,20 +430,17 @@ def _split_character_card(path: str, card: dict) -> CardSplit:
     split.book(book, f"{prefix}character_book")
     extensions = split.object(fields.get("extensions"), f"{prefix}extensions")
     hooks = split.hooks(extensions.get("loreweaver_hooks"), f"{prefix}extensions.loreweaver_hooks")
+    openings = split.texts(fields.get("alternate_greetings"), f"{prefix}alternate_greetings")
     _count_left_out(split, fields, extensions)
-    world = bool(split.lore or split.variables or hooks)
-    kind = "world" if world and list(character) == ["name"] else "character"
-    return split.done(name, kind, character, hooks)
+    # The reference's rule (拆卡): machinery makes a world card, whatever else it has.
+    kind = "world" if hooks or split.machinery() else "character"
+    return split.done(name, kind, character, hooks, openings=openings, persona=list(character) != ["name"])
 
 
 def _count_left_out(split: _Split, fields: dict, extensions: dict) -> None:
     """Names the card's parts that are not imported; they are counted, never checked."""
-    for field, part in (
-        ("alternate_greetings", "alternate greeting"),
-        ("group_only_greetings", "group-only greeting"),
-    ):
-        if isinstance(fields.get(field), list) and fields[field]:
-            split.discarded[part] += len(fields[field])
+    if isinstance(fields.get("group_only_greetings"), list) and fields["group_only_greetings"]:
+        split.discarded["group-only greeting"] += len(fields["group_only_greetings"])
     for field, part in (
         ("system_prompt", "system prompt"),
         ("post_history_instructions", "post-history instructions"),
@@ -425,6 +488,17 @@ def _tavern_helper_scripts(extensions: dict) -> int:
     return count
 
 
+def _decorators(content: str) -> tuple[dict[str, str], str]:
+    """SillyTavern's decorator lines at the top of an entry (`@@if <condition>`,
+    `@@initial_variables`, ...) by name, and the content after them."""
+    found: dict[str, str] = {}
+    lines = content.split("\n")
+    while lines and (decorator := _DECORATOR.fullmatch(lines[0].strip())):
+        found[decorator.group(1).lower()] = decorator.group(2).strip()
+        lines.pop(0)
+    return found, "\n".join(lines).strip()
+
+
 def _leaf(value: Any) -> Scalar | None:
     """`value` as an MVU variable's value, or None when it is no scalar."""
     if isinstance(value, datetime.date):  # YAML reads 2024-05-01 as a date
@@ -447,7 +521,8 @@ def _is_described(value: Any) -> bool:
 
 
 _PLURALS = {
-    "alternate greeting": "alternate greetings",
+    "template (EJS) block": "template (EJS) blocks",
+    "render entry": "render entries",
     "group-only greeting": "group-only greetings",
     "regex script": "regex scripts",
     "TavernHelper script": "TavernHelper scripts",

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import io
 import mimetypes
-import re
 import stat
 import zipfile
 from dataclasses import dataclass
@@ -27,42 +26,28 @@ from typing import Any
 
 import yaml
 
-from base.i18n import Refusal, _
+from base.i18n import _
 from packs import cards as card_files
-from packs import declarations, safe_yaml
+from packs import pack_extras, safe_yaml
 from packs import panels as panel_rules
+from packs.manifest import (  # noqa: F401 (what callers import from here)
+    CONTENT_KINDS,
+    MANIFEST,
+    MANIFEST_VERSION,
+    MAX_ARCHIVE_BYTES,
+    MAX_FILE_BYTES,
+    MAX_MANIFEST_BYTES,
+    MAX_MEMBERS,
+    MAX_PANELS_FILE_BYTES,
+    MAX_RATIO,
+    MAX_TOTAL_BYTES,
+    RATIO_FLOOR,
+    PackError,
+    _refuse,
+    check_manifest,
+    check_path,
+)
 
-MANIFEST = "pack.yaml"
-MANIFEST_VERSION = 2
-MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
-MAX_TOTAL_BYTES = 1024 * 1024 * 1024
-MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_MEMBERS = 2048
-MAX_MANIFEST_BYTES = 256 * 1024
-MAX_PANELS_FILE_BYTES = 256 * 1024
-MAX_RATIO = 100  # inflated / deflated, for members over RATIO_FLOOR bytes
-RATIO_FLOOR = 64 * 1024
-MAX_PATH = 512
-MAX_LIST = 64
-MAX_ASSETS = 512
-
-PACK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-VERSION = re.compile(r"^\d{1,6}\.\d{1,6}\.\d{1,6}(?:[-+][0-9A-Za-z.-]{1,32})?$")
-CONTENT_KINDS = ("rulepacks", "skills", "panels", "cards", "lorebooks")
-# `engine` (the reference's minimum versions) is accepted and not enforced.
-AUTHORED = {
-    "id",
-    "version",
-    "name",
-    "description",
-    "authors",
-    "license",
-    "engine",
-    "contents",
-    "assets",
-    "variables",
-}
-BUILT = AUTHORED | {"manifest_version", "files", "trust"}
 ASSET_MIMES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -72,6 +57,8 @@ ASSET_MIMES = {
     ".svg": "image/svg+xml",
     ".mp3": "audio/mpeg",
     ".ogg": "audio/ogg",
+    ".oga": "audio/ogg",
+    ".opus": "audio/ogg",
     ".wav": "audio/wav",
     ".flac": "audio/flac",
     ".m4a": "audio/mp4",
@@ -84,10 +71,6 @@ ASSET_MIMES = {
 }
 
 
-class PackError(Refusal):
-    """A pack the server will not build or install, with the problem named."""
-
-
 @dataclass(frozen=True)
 class Pack:
     """A pack read and checked in full: its manifest, its files' bytes by path, and its
@@ -97,6 +80,8 @@ class Pack:
     files: dict[str, bytes]
     panels: list[dict]
     cards: list[dict]  # {path, name, kind} of each card file
+    # The presentation kit, read (`pack_extras.read_kit`), when the pack ships one.
+    kit: dict | None = None
 
     @property
     def pack_id(self) -> str:
@@ -111,167 +96,8 @@ class Pack:
         return self.manifest["trust"]
 
 
-def _refuse(text: str, **values: object) -> PackError:
-    return PackError(text, **values)
-
-
 def _load_yaml(data: bytes, *, name: str, limit: int) -> Any:
     return safe_yaml.load(data, name=name, limit=limit, refusal=PackError)
-
-
-def check_path(path: Any) -> str:
-    """`path` if it names a file inside a pack (relative, forward slashes, no `..`, no
-    control characters), else refused."""
-    if not isinstance(path, str) or not path or len(path) > MAX_PATH:
-        raise _refuse(_("The path {path} is not a file name inside the pack."), path=repr(path)[:120])
-    parts = path.split("/")
-    if (
-        "\\" in path
-        or any(ord(char) < 32 or char == "\x7f" for char in path)
-        or path.startswith("/")
-        or re.match(r"^[A-Za-z]:", path)
-        or any(part in ("", ".", "..") or len(part) > 255 for part in parts)
-    ):
-        raise _refuse(_("The path {path} would leave the pack."), path=repr(path)[:120])
-    return path
-
-
-def _text(value: Any, field: str, limit: int = 2000) -> dict[str, str]:
-    if isinstance(value, str) and value.strip():
-        return {"en": value[:limit]}
-    if (
-        isinstance(value, dict)
-        and value
-        and set(value) <= {"en", "zh"}
-        and all(isinstance(text, str) and text.strip() for text in value.values())
-    ):
-        return {locale: text[:limit] for locale, text in value.items()}
-    raise _refuse(_("The manifest's {field} must be text, or {{en, zh}} texts."), field=field)
-
-
-def _paths(value: Any, field: str) -> list[str]:
-    if not isinstance(value, list) or len(value) > MAX_LIST:
-        raise _refuse(
-            _("The manifest's {field} must list at most {limit} paths."), field=field, limit=MAX_LIST
-        )
-    paths = [check_path(path) for path in value]
-    if len(set(paths)) != len(paths):
-        raise _refuse(_("The manifest's {field} names a file twice."), field=field)
-    return paths
-
-
-def check_manifest(manifest: Any, *, built: bool) -> dict:
-    """The manifest, normalized (names as {en, zh} maps), or refused naming the field.
-    `built`: the inventory and trust card must be there (a pack), not (a source)."""
-    if not isinstance(manifest, dict):
-        raise _refuse(_("The manifest must be a mapping of fields."))
-    allowed = BUILT if built else AUTHORED
-    unknown = set(manifest) - allowed
-    if unknown:
-        raise _refuse(
-            _("The manifest has unknown fields: {fields}."), fields=", ".join(sorted(map(str, unknown)))[:200]
-        )
-    if built and manifest.get("manifest_version") != MANIFEST_VERSION:
-        raise _refuse(
-            _("This server reads manifest version {expected}, not {found}."),
-            expected=MANIFEST_VERSION,
-            found=repr(manifest.get("manifest_version"))[:20],
-        )
-    pack_id = manifest.get("id")
-    if not isinstance(pack_id, str) or not PACK_ID.match(pack_id):
-        raise _refuse(
-            _("The pack id {id} must be lowercase letters, digits and dashes (at most 64)."),
-            id=repr(pack_id)[:80],
-        )
-    version = manifest.get("version")
-    if not isinstance(version, str) or not VERSION.match(version):
-        raise _refuse(_("The version {version} must look like 1.2.3."), version=repr(version)[:40])
-    license_ = manifest.get("license")
-    if not isinstance(license_, str) or not license_.strip() or len(license_) > 200:
-        raise _refuse(_("The manifest must name the pack's license."))
-    authors = manifest.get("authors", [])
-    if (
-        not isinstance(authors, list)
-        or len(authors) > 32
-        or not all(isinstance(a, str) and 0 < len(a) <= 200 for a in authors)
-    ):
-        raise _refuse(_("The manifest's authors must be a list of names."))
-    contents = manifest.get("contents", {})
-    if not isinstance(contents, dict) or set(contents) - set(CONTENT_KINDS):
-        raise _refuse(_("The manifest's contents may hold: {kinds}."), kinds=", ".join(CONTENT_KINDS))
-    assets = manifest.get("assets", [])
-    if not isinstance(assets, list) or len(assets) > MAX_ASSETS:
-        raise _refuse(_("The manifest's assets must list at most {limit} files."), limit=MAX_ASSETS)
-    checked_assets = [_asset(asset, built=built) for asset in assets]
-    if len({asset["path"] for asset in checked_assets}) != len(checked_assets):
-        raise _refuse(_("The manifest's assets name a file twice."))
-    declared = manifest.get("variables", [])
-    if not isinstance(declared, list) or len(declared) > declarations.MAX_DECLARED:
-        raise _refuse(_("The manifest declares at most {limit} variables."), limit=declarations.MAX_DECLARED)
-    checked_variables = [declarations.as_spec(declarations.check_declaration(spec)) for spec in declared]
-    if len({spec["id"] for spec in checked_variables}) != len(checked_variables):
-        raise _refuse(_("The manifest declares a variable twice."))
-    normalized = {
-        "id": pack_id,
-        "version": version,
-        "name": _text(manifest.get("name"), "name", 200),
-        "description": _text(manifest.get("description"), "description"),
-        "authors": list(authors),
-        "license": license_.strip(),
-        "contents": {
-            kind: _paths(contents[kind], f"contents.{kind}") for kind in CONTENT_KINDS if kind in contents
-        },
-        "assets": checked_assets,
-        "variables": checked_variables,
-    }
-    if built:
-        normalized.update(manifest_version=MANIFEST_VERSION, files=_inventory(manifest.get("files")))
-        if not isinstance(manifest.get("trust"), dict):
-            raise _refuse(_("The manifest has no trust card."))
-        normalized["trust"] = manifest["trust"]
-    return normalized
-
-
-def _asset(asset: Any, *, built: bool) -> dict:
-    if isinstance(asset, str):
-        asset = {"path": asset}
-    if not isinstance(asset, dict) or set(asset) - {"path", "sha256", "mime", "size", "title", "license"}:
-        raise _refuse(_("An asset is {{path, title?, license?}}."))
-    checked = {"path": check_path(asset.get("path"))}
-    for field in ("title", "license"):
-        if field in asset:
-            if not isinstance(asset[field], str) or len(asset[field]) > 200:
-                raise _refuse(_("An asset's {field} must be short text."), field=field)
-            checked[field] = asset[field]
-    if built:
-        for field in ("sha256", "mime", "size"):
-            if field not in asset:
-                raise _refuse(_("The asset {path} has no {field}."), path=checked["path"], field=field)
-            checked[field] = asset[field]
-    elif "sha256" in asset:
-        checked["sha256"] = asset["sha256"]  # an author may pin it; the build checks it
-    return checked
-
-
-def _inventory(files: Any) -> dict[str, dict]:
-    if not isinstance(files, list) or len(files) > MAX_MEMBERS:
-        raise _refuse(_("The manifest's file inventory is missing or too long."))
-    inventory: dict[str, dict] = {}
-    for record in files:
-        if not isinstance(record, dict) or set(record) != {"path", "sha256", "size"}:
-            raise _refuse(_("A file record is {{path, sha256, size}}."))
-        path = check_path(record["path"])
-        digest, size = record["sha256"], record["size"]
-        if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise _refuse(_("The file {path} has no valid sha256."), path=path)
-        if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_FILE_BYTES:
-            raise _refuse(_("The file {path} is larger than {limit} bytes."), path=path, limit=MAX_FILE_BYTES)
-        if path in inventory or path == MANIFEST:
-            raise _refuse(_("The inventory names {path} twice."), path=path)
-        inventory[path] = {"sha256": digest, "size": size}
-    if sum(record["size"] for record in inventory.values()) > MAX_TOTAL_BYTES:
-        raise _refuse(_("The pack unpacks to more than {limit} bytes."), limit=MAX_TOTAL_BYTES)
-    return inventory
 
 
 def mime_of(path: str) -> str:
@@ -313,6 +139,69 @@ def _resolved_panels(manifest: dict, files: dict[str, bytes], digests: dict[str,
     return resolved
 
 
+def _referenced(manifest: dict, files: dict[str, bytes]) -> list[str]:
+    """The files the pack's panels (pictures, web pages and their files) and its
+    presentation kit (pictures, sounds) name: assets of the pack, listed in the
+    top-level `assets` or not."""
+    found: list[str] = []
+
+    def note(path: str, where: str) -> dict:
+        if isinstance(path, str) and path not in found:
+            found.append(check_path(path))
+        return {"hash": "0" * 64, "mime": "image/png", "size": 0}
+
+    for name in manifest["contents"].get("panels", []):
+        if name in files:
+            document = _load_yaml(files[name], name=name, limit=MAX_PANELS_FILE_BYTES)
+            panel_rules.check_panels(document, name=name, picture=note, page=note)
+    for name in manifest["contents"].get("presentation", []):
+        if name in files:
+            for path in pack_extras.kit_files(pack_extras.read_kit(name, files[name])):
+                note(path, name)
+    return found
+
+
+def _extras(manifest: dict, files: dict[str, bytes]) -> dict | None:
+    """Checks the presets, prep scripts and presentation kit (`pack_extras`); the kit,
+    read, with its pictures and sounds checked to be those."""
+    contents = manifest["contents"]
+    pack_extras.check_presets(contents.get("presets", []), files)
+    pack_extras.check_prep(contents.get("prep", []), files)
+    kit = None
+    for name in contents.get("presentation", []):
+        kit = pack_extras.read_kit(name, files[name])
+        wanted = [(subject["ref"], panel_rules.IMAGE_MIMES) for subject in kit["subjects"] if subject["ref"]]
+        wanted += [(cue["asset"], pack_extras.AUDIO_MIMES) for cue in kit["audio"]]
+        for path, mimes in wanted:
+            if path not in files:
+                raise _refuse(_("{where}: {path} is not a file of the pack."), where=name, path=path)
+            if mime_of(path) not in mimes:
+                raise _refuse(
+                    _("{where}: {path} is not a picture or a sound as it should be."), where=name, path=path
+                )
+    return kit
+
+
+def rulepack_scripts(manifest: dict, files: dict[str, bytes]) -> list[str]:
+    """The rules scripts the pack's rule systems name (`resolution.script`,
+    `subsystems.*.script`): files beside their YAML, shipped with it."""
+    found = []
+    for name in manifest["contents"].get("rulepacks", []):
+        try:
+            document = yaml.safe_load(files.get(name, b"").decode("utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue  # a rule system is kept as it is; its YAML is the rule system's concern
+        if not isinstance(document, dict):
+            continue
+        holders = [document.get("resolution"), *(document.get("subsystems") or {}).values()]
+        for holder in holders:
+            script = holder.get("script") if isinstance(holder, dict) else None
+            if isinstance(script, str) and script and "/" not in script and "\\" not in script:
+                folder = name.rpartition("/")[0]
+                found.append(check_path(f"{folder}/{script}" if folder else script))
+    return found
+
+
 def read_cards(manifest: dict, files: dict[str, bytes]) -> list[dict]:
     """Each declared card file, read: `{path, name, kind}`; refused when one cannot be."""
     return [
@@ -322,7 +211,7 @@ def read_cards(manifest: dict, files: dict[str, bytes]) -> list[dict]:
     ]
 
 
-def trust_card(manifest: dict, files: dict[str, bytes], panels: list[dict]) -> dict:
+def trust_card(manifest: dict, files: dict[str, bytes], panels: list[dict], kit: dict | None = None) -> dict:
     """What the pack contains and may do, as counts an operator reads before installing."""
     contents = manifest["contents"]
     hooks = sorted(path for path in files if PurePosixPath(path).name == "hooks.js")
@@ -339,6 +228,19 @@ def trust_card(manifest: dict, files: dict[str, bytes], panels: list[dict]) -> d
             len(files[asset["path"]]) for asset in manifest["assets"] if asset["path"] in files
         ),
         "hooks": hooks,
+        # The manifest v2 parts, named only when the pack has them (a pack built before
+        # them keeps its trust card).
+        **{
+            key: count
+            for key, count in (
+                ("presets", len(contents.get("presets", []))),
+                ("prep_scripts", len(contents.get("prep", []))),
+                ("presentation_subjects", len(kit["subjects"]) if kit else 0),
+                ("presentation_audio", len(kit["audio"]) if kit else 0),
+                ("card_notes", len(manifest.get("card_notes", {}))),
+            )
+            if count
+        },
     }
 
 
@@ -370,6 +272,13 @@ def build(source: Path) -> bytes:
     for declared in _content_files(manifest):
         for path in _expand(source, declared):
             files[path] = _read_source(source, path)
+    listed = {asset["path"] for asset in manifest["assets"]}
+    for path in _referenced(manifest, files):
+        if path not in listed:  # manifest v2: a panel's or the kit's file is an asset too
+            manifest["assets"].append({"path": path})
+            files.setdefault(path, _read_source(source, path))
+    for path in rulepack_scripts(manifest, files):
+        files.setdefault(path, _read_source(source, path))
     digests = {
         path: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)} for path, data in files.items()
     }
@@ -382,12 +291,13 @@ def build(source: Path) -> bytes:
             )
         asset.update(sha256=found["sha256"], mime=mime_of(asset["path"]), size=found["size"])
     panels = _resolved_panels(manifest, files, digests)
+    kit = _extras(manifest, files)
     read_cards(manifest, files)
     built = {
         **manifest,
         "manifest_version": MANIFEST_VERSION,
         "files": [{"path": path, **digests[path]} for path in sorted(files)],
-        "trust": trust_card(manifest, files, panels),
+        "trust": trust_card(manifest, files, panels, kit),
     }
     output = io.BytesIO()
     with zipfile.ZipFile(output, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -501,9 +411,15 @@ def open_pack(data: bytes) -> Pack:
         if (asset["sha256"], asset["size"]) != (record.get("sha256"), record.get("size")):
             raise _refuse(_("The asset {path} does not match the file inventory."), path=asset["path"])
     panels = _resolved_panels(manifest, files, inventory)
-    if trust_card(manifest, files, panels) != manifest["trust"]:
+    kit = _extras(manifest, files)
+    trust = trust_card(manifest, files, panels, kit)
+    if "has_hooks" in manifest["trust"]:
+        # The reference's builder writes a trust card of its own shape: this server's
+        # own reading of the pack takes its place (it is what the operator is shown).
+        manifest = {**manifest, "trust": trust}
+    elif trust != manifest["trust"]:
         raise _refuse(_("The pack's trust card does not say what the pack holds."))
-    return Pack(manifest=manifest, files=files, panels=panels, cards=read_cards(manifest, files))
+    return Pack(manifest=manifest, files=files, panels=panels, cards=read_cards(manifest, files), kit=kit)
 
 
 def _inflate(archive: zipfile.ZipFile, member: zipfile.ZipInfo, limit: int) -> bytes:

@@ -23,7 +23,7 @@ from django.db.models import Q
 
 from base.i18n import _, say
 from media_store.models import MediaItem, MediaKind
-from packs import hooks, lwpack
+from packs import hook_cache, hooks, lwpack
 from packs import panels as panel_rules
 from packs.lwpack import PackError
 from packs.models import BundledPack, InstalledPack, PackFile, RoomHook, RoomPack, storage_key
@@ -79,24 +79,6 @@ def offered() -> list[Offered]:
         for path in sorted(folder.iterdir())
         if path.name.endswith(SUFFIX) and path.is_file() and not path.is_symlink()
     ]
-
-
-def offered_file(name: str) -> Path:
-    """The file of the offered pack `name` (with or without `.lwpack`); refused for a
-    name that is not one of them, so a typed name never reaches outside the folder."""
-    wanted = name.strip().removesuffix(SUFFIX)
-    for pack in offered():
-        if pack.name == wanted:
-            return pack.path
-    raise PackError(_("There is no pack called {name} in the server's packs folder."), name=name.strip()[:80])
-
-
-def read_offered(name: str) -> bytes:
-    """The bytes of the offered pack `name`, refused when larger than a pack may be."""
-    path = offered_file(name)
-    if path.stat().st_size > lwpack.MAX_ARCHIVE_BYTES:
-        raise PackError(_("The pack is larger than {limit} bytes."), limit=lwpack.MAX_ARCHIVE_BYTES)
-    return path.read_bytes()
 
 
 def check(data: bytes) -> lwpack.Pack:
@@ -197,9 +179,9 @@ def read_file(pack_file: PackFile) -> bytes:
         return body.read()
 
 
-def trust_lines(manifest: dict, locale: str) -> list[str]:
+def trust_lines(manifest: dict, locale: str, *, enabling: bool = False) -> list[str]:
     """The trust card, as lines to read before installing: what the pack is, what it
-    holds, and what it may do."""
+    holds, and what it may do (`enabling`: the install turns it on in a room too)."""
     trust = manifest["trust"]
     name = manifest["name"].get(locale) or manifest["name"].get("en", manifest["id"])
     lines = [
@@ -232,27 +214,60 @@ def trust_lines(manifest: dict, locale: str) -> list[str]:
             },
         ),
     ]
-    if trust.get("variables"):
-        lines.append(
-            say(
-                locale,
-                _("Declares {count} module variables for the rooms that turn it on."),
-                count=trust["variables"],
-            )
-        )
-    if trust.get("web_panels"):
-        lines.append(
-            say(locale, _("May: show {count} web page panels in rich clients."), count=trust["web_panels"])
-        )
+    lines += _counted_lines(trust, locale, _COUNTED_POWERS)
     if trust.get("hooks"):
         lines.append(
             say(
                 locale,
-                _("May: run JavaScript hooks after turns (sandboxed): {files}."),
+                _("May: run JavaScript hooks during turns (sandboxed): {files}."),
                 files=", ".join(trust["hooks"]),
             )
         )
-    lines.append(say(locale, _("Installing enables nothing: a keeper turns its panels on in a room.")))
+    lines += _kept_lines(manifest, locale)
+    if not enabling:
+        lines.append(say(locale, _("Installing enables nothing: a keeper turns its panels on in a room.")))
+    return lines
+
+
+# The trust card's lines that only count something, by the trust entry that counts it:
+# what the pack may do here, and what it holds that this server keeps without using.
+_COUNTED_POWERS = (
+    ("variables", _("Declares {count} module variables for the rooms that turn it on.")),
+    ("web_panels", _("May: show {count} web page panels in rich clients.")),
+)
+_COUNTED_KEPT = (
+    ("presets", _("Holds {count} prompt presets: kept with the pack, not used by this server's Keeper.")),
+    (
+        "prep_scripts",
+        _("Holds {count} prep scripts (JavaScript): kept with the pack, never run by this server."),
+    ),
+)
+
+
+def _counted_lines(trust: dict, locale: str, counted: tuple[tuple[str, str], ...]) -> list[str]:
+    return [say(locale, text, count=trust[key]) for key, text in counted if trust.get(key)]
+
+
+def _kept_lines(manifest: dict, locale: str) -> list[str]:
+    """The manifest v2 parts on the trust card: what the pack holds that this server
+    keeps without acting on it, and the notes its author wrote for its cards."""
+    trust = manifest["trust"]
+    lines = _counted_lines(trust, locale, _COUNTED_KEPT)
+    if trust.get("presentation_subjects") or trust.get("presentation_audio"):
+        lines.append(
+            say(
+                locale,
+                _(
+                    "Holds a presentation kit ({subjects} subjects, {cues} sound cues): its pictures and "
+                    "sounds are assets of the pack; this server does not stage it."
+                ),
+                subjects=trust.get("presentation_subjects", 0),
+                cues=trust.get("presentation_audio", 0),
+            )
+        )
+    for path, notes in manifest.get("card_notes", {}).items():
+        note = notes.get(locale) or notes.get("en") or next(iter(notes.values()))
+        lines.append(say(locale, _("Notes for the card {path}: {note}"), path=path, note=note))
     return lines
 
 
@@ -347,7 +362,12 @@ _scripts: dict[str, str] = {}
 
 def room_hook_scripts(room_id: int) -> list[hooks.Script]:
     """The hook scripts that run in the room: each `hooks.js` of the packs on in it (in
-    the order they were turned on), then the scripts world cards brought."""
+    the order they were turned on), then the scripts world cards brought. Kept between
+    turns until a write may have changed them (`packs/hook_cache.py`)."""
+    return hook_cache.scripts(room_id, _read_hook_scripts)
+
+
+def _read_hook_scripts(room_id: int) -> list[hooks.Script]:
     # One plain query: every line of play asks, and most rooms have none.
     files, links, packs, cards = (
         model._meta.db_table for model in (PackFile, RoomPack, InstalledPack, RoomHook)

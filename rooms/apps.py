@@ -11,6 +11,11 @@ class RoomsConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: these modules use the models, which exist only
         # once every app is loaded (Django calls ready() then).
-        from rooms import backups
+        from django.db.models.signals import post_delete, post_save
+
+        from rooms import backups, signals
 
         backups.register(backups.TablePart())
+        access_key = self.get_model("AccessKey")
+        post_save.connect(signals.key_saved_or_deleted, sender=access_key, dispatch_uid="rooms.key.saved")
+        post_delete.connect(signals.key_saved_or_deleted, sender=access_key, dispatch_uid="rooms.key.deleted")

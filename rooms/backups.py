@@ -465,6 +465,21 @@ def room_reset(room: Room, scope: str) -> RoomCounts:
     return counts
 
 
+def keeper_delete_data(
+    room_id: int, *, backup: bool, name: str | None = None
+) -> tuple[RoomCounts, Path | None]:
+    """`room_delete_data` as a keeper asks it of their own room: after a backup (`name`,
+    else a dated one) unless `backup` is False; the counts, and the backup's path."""
+    room = Room.objects.get(pk=room_id)
+    path = new_backup_path(room, name) if backup else None
+    return room_delete_data(room, backup=path), path
+
+
+def keeper_reset(room_id: int, scope: str) -> RoomCounts:
+    """`room_reset` of the room with this id."""
+    return room_reset(Room.objects.get(pk=room_id), scope)
+
+
 class TablePart(BackupPart):
     """The table's own share: keys (as digests), the transcript, and the turn events
     anchored to it by position."""

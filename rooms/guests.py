@@ -206,9 +206,9 @@ def guests_prune(*, room: Room | None = None, now: datetime.datetime | None = No
 UNPLAYED_GAME_KEPT = datetime.timedelta(days=1)
 
 
-def player_game_room(*, world: Room, genre: str) -> Room:
+def player_game_room(*, world_name: str, genre: str) -> Room:
     """A new room for a game a player starts from the lobby, in `genre`: open to any
-    name, named after the world with a random suffix. `GuestRefused` when the
+    name, named after the world (`world_name`) with a random suffix. `GuestRefused` when the
     server already holds `TRPG_SIDEQUEST__PLAYER_GAMES` of them (after giving up the
     oldest games nobody played in, if any)."""
     with transaction.atomic():
@@ -228,7 +228,7 @@ def player_game_room(*, world: Room, genre: str) -> Room:
                 )
             oldest.delete()
         return Room.objects.create(
-            name=f"{world.name[:50]}-{secrets.token_hex(3)}",
+            name=f"{world_name[:50]}-{secrets.token_hex(3)}",
             open_to_all=True,
             sidequest_genre=genre,
             started_by_player=True,

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from base import frames
+from rooms.choices import Audience, Role, Speaker  # defined apart (the wire names them without the models)
 
 # The genres the SideQuest web client has a look for (docs/sidequest.md, "Genres"): it
 # refuses to draw any other, so a room is shown to it under one of these.
@@ -60,11 +61,6 @@ class Room(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-class Role(models.TextChoices):
-    PLAYER = "player", "player"
-    KEEPER = "keeper", "keeper"
 
 
 class Purpose(models.TextChoices):
@@ -157,13 +153,6 @@ class GuestRevocation(models.Model):
         return f"{self.name} in {self.room.name}"
 
 
-class Speaker(models.TextChoices):
-    PLAYER = "player", "player"
-    KEEPER = "kp", "keeper"
-    SYSTEM = "system", "system"
-    NPC = "npc", "npc"
-
-
 class TranscriptEntry(models.Model):
     """One story line the table saw (a player's utterance, the Keeper's reply, ...).
 
@@ -194,11 +183,6 @@ class TranscriptEntry(models.Model):
         return frames.narrative(
             self.frame_id, self.speaker, self.text, text_format=self.format, name=self.name
         )
-
-
-class Audience(models.TextChoices):
-    EVERYONE = "all", "everyone"
-    KEEPERS = "keepers", "keepers (and the member named)"
 
 
 class TurnEvent(models.Model):

@@ -253,14 +253,30 @@ def keys_delete(*, keys: Iterable[AccessKey]) -> int:
             .filter(room_id__in=room_ids)
             .select_related("room")
         )
-        for room_id in sorted(room_ids):
-            in_room = [key for key in locked if key.room_id == room_id]
-            if any(key.is_keeper for key in in_room if key.pk in doomed) and not any(
-                key.is_keeper for key in in_room if key.pk not in doomed
-            ):
-                raise LastKeeperError(room=in_room[0].room.name)
+        if (room := _room_left_without_a_keeper(locked, doomed)) is not None:
+            raise LastKeeperError(room=room)
         guests_revoke([key for key in locked if key.pk in doomed])
         return AccessKey.objects.filter(pk__in=doomed).delete()[0]
+
+
+def _room_left_without_a_keeper(room_keys: list[AccessKey], doomed: set[int]) -> str | None:
+    """The first room (by id) whose keeper keys among `room_keys` are all `doomed`."""
+    for room_id in sorted({key.room_id for key in room_keys}):
+        in_room = [key for key in room_keys if key.room_id == room_id]
+        if any(key.is_keeper for key in in_room if key.pk in doomed) and not any(
+            key.is_keeper for key in in_room if key.pk not in doomed
+        ):
+            return in_room[0].room.name
+    return None
+
+
+def keys_delete_refusal(*, keys: Iterable[AccessKey]) -> str | None:
+    """The room that deleting these keys would leave without a keeper key (None: it
+    may be done), to refuse before asking (`keys_delete` checks again as it deletes)."""
+    doomed = {key.pk for key in keys}
+    room_ids = set(AccessKey.objects.filter(pk__in=doomed).values_list("room_id", flat=True))
+    room_keys = list(AccessKey.objects.filter(room_id__in=room_ids).select_related("room"))
+    return _room_left_without_a_keeper(room_keys, doomed)
 
 
 def member_keep_out(*, room_id: int, member_id: str, until: datetime.datetime | None) -> int:
@@ -284,7 +300,7 @@ def room_keys_delete(*, room_id: int) -> int:
 def room_keys(*, room_id: int, now: datetime.datetime | None = None) -> list[AccessKey]:
     """A room's keys that have not expired, by name."""
     live = AccessKey.objects.filter(room_id=room_id).exclude(expires_at__lte=now or timezone.now())
-    return list(live.order_by("name", "id"))
+    return list(live.select_related("room").order_by("name", "id"))
 
 
 def room_key_by_public_id(*, room_id: int, public_id: str) -> AccessKey | None:
@@ -292,6 +308,28 @@ def room_key_by_public_id(*, room_id: int, public_id: str) -> AccessKey | None:
     if len(public_id) != 16:
         return None
     return AccessKey.objects.filter(room_id=room_id, digest__startswith=public_id).first()
+
+
+def room_key_update(
+    *, room_id: int, public_id: str, name: str | None = None, role: str | None = None
+) -> bool:
+    """`key_update` of the room's key with this admin id; False when it has none.
+    Raises as `key_update` does."""
+    access_key = room_key_by_public_id(room_id=room_id, public_id=public_id)
+    if access_key is None:
+        return False
+    key_update(access_key=access_key, name=name, role=role)
+    return True
+
+
+def room_key_delete(*, room_id: int, public_id: str) -> bool:
+    """`key_delete` of the room's key with this admin id; False when it has none.
+    Raises as `key_delete` does."""
+    access_key = room_key_by_public_id(room_id=room_id, public_id=public_id)
+    if access_key is None:
+        return False
+    key_delete(access_key=access_key)
+    return True
 
 
 # --- keys.toml (the reference keystore format) ------------------------------------------

@@ -13,7 +13,9 @@ from base.i18n import _
 from base.names import same_name_key
 from keeper import character_names, skill_catalog
 from keeper.commands import Caller, CommandReply, command, keeper_refusal
+from keeper.kp import subscription_commands
 from keeper.llm import config as llm_config
+from keeper.llm import grants
 from keeper.llm.endpoints import EndpointRefused
 from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_MODELS, SAMPLE_ADVENTURE
 from keeper.models import Character, KeeperNote, Npc, Story
@@ -161,11 +163,20 @@ def _current(caller: Caller) -> str:
     current = llm_config.resolve(caller.room_id)
     if not current.usable:
         state = caller.say(_("the offline Keeper (no model)"))
-        if current.provider in CATALOG:
+        if current.subscription:
+            state += caller.say(_(" ({p} is not signed in: .model login {p})"), p=current.subscription)
+        elif current.provider in CATALOG:
             state += caller.say(_(" ({p} has no key yet)"), p=current.provider)
         elif current.chat_model == SAMPLE_ADVENTURE:
             state += caller.say(_(", offering the sample adventure until a module begins"))
         return caller.say(_("Model: {s}"), s=state)
+    if current.subscription:
+        return caller.say(
+            _("Model: {p} / {m} at {u} (signed in with this room's subscription)"),
+            p=current.provider,
+            m=current.chat_model,
+            u=current.base_url,
+        )
     key = current.key_masked or caller.say(_("no key"))
     return caller.say(
         _("Model: {p} / {m} at {u} (key {k})"),
@@ -179,8 +190,8 @@ def _current(caller: Caller) -> str:
 @command(
     "model",
     help=_(
-        "the AI model: .model [list]; keeper: .model set <provider> [model] [url], .model key|reset "
-        "(this room only)"
+        "the AI model: .model [list]; keeper: .model set <provider> [model] [url], .model key|reset, "
+        ".model login chatgpt|supergrok, .model logout (this room only)"
     ),
 )
 def model(arguments: str, caller: Caller) -> CommandReply:
@@ -192,10 +203,10 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         catalog = "\n".join(f"  {p.id}: {p.base_url} ({p.default_model})" for p in CATALOG.values())
         catalog += f"\n  {OFFLINE}: " + caller.say(_("no endpoint ({m})"), m=", ".join(OFFLINE_MODELS))
         return CommandReply(_current(caller) + "\n" + caller.say(_("Providers:")) + "\n" + catalog)
-    if word not in ("set", "key", "reset"):
+    if word not in ("set", "key", "reset", "login", "logout"):
         return CommandReply(
             caller.say(
-                _("Use .model, .model set, .model key or .model reset."),
+                _("Use .model, .model set, .model key, .model reset, .model login or .model logout."),
             )
         )
     if not caller.is_keeper:
@@ -216,8 +227,16 @@ def model(arguments: str, caller: Caller) -> CommandReply:
                 )
             except ValueError:
                 reply = CommandReply(caller.say(_("Choose a provider first: .model set <provider>.")))
+            except grants.SignedOut:
+                reply = CommandReply(
+                    caller.say(_("This provider signs in instead: .model login <provider>."))
+                )
         reply.echo = ".model key ****"
         return reply
+    if word == "login":
+        return subscription_commands.login(rest, caller)
+    if word == "logout":
+        return subscription_commands.logout(rest, caller)
     if word == "reset":
         llm_config.reset(caller.room_id)
         return CommandReply(caller.say(_("Back to the server's configuration. ")) + _current(caller))

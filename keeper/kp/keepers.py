@@ -15,6 +15,7 @@ from keeper.kp.sample import SampleKeeper, can_start, plays_sample, room_is_empt
 from keeper.llm import config as llm_config
 from keeper.llm.client import ChatModel, client_for
 from keeper.llm.providers import SAMPLE_ADVENTURE
+from keeper.llm.subscribed import SubscribedChat
 from keeper.models import TableSettings
 
 
@@ -30,6 +31,8 @@ async def model_for_room(room_id: int, member_id: str = "", locale: str = "") ->
     turn reads with the line it stores), and its context window (0: none). The room's
     own model choice, else the server's."""
     config = await database_sync_to_async(llm_config.resolve)(room_id)
+    if config.usable and config.subscription:
+        return SubscribedChat(room_id, config), config.context_window
     if config.usable:
         return client_for(config), config.context_window
     if await database_sync_to_async(plays_sample)(room_id):

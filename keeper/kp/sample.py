@@ -31,12 +31,14 @@ from django.db.models import F
 from keeper import character_names, characters, variables
 from keeper.kp.words import mentions, names_npc
 from keeper.llm.client import StreamEvent, TextDelta, ToolCall, ToolCalls
-from keeper.models import Character, KeeperNote, ModuleVariable, Npc, Story
+from keeper.models import Character, KeeperNote, ModuleVariable, Npc, Story, TableSettings
 from rooms import backups
-from rooms.models import Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.models import AccessKey, Role, Room, Speaker, TranscriptEntry, TurnEvent
 
 GUIDED_ACTIONS = ("Start the built-in sample adventure", "开始内置示例冒险")
 MODULE_ID = "sample"
+# The rule system the adventure is written for (1923, Call of Cthulhu 7e).
+SYSTEM = "coc7"
 CHUNK_WORDS = 3
 ADVENTURE = Path(__file__).with_name("sample_adventure.yaml")
 # Tool calls carry the step they belong to, so the next round knows what it follows.
@@ -116,22 +118,44 @@ def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
             )
         ModuleVariable.objects.filter(room_id=room_id, var_id__startswith="sample.").delete()
         variables.declare(room_id, book["variables"], source=MODULE_ID)
-        investigator(room_id, member_id, name)
+        # A Call of Cthulhu adventure: the room rolls as one (a keeper's checks, `.r`).
+        TableSettings.objects.update_or_create(room_id=room_id, defaults={"system": SYSTEM})
+    # Only keepers start it, and a keeper runs the table: no investigator is made for
+    # them (players get theirs when they first act).
     return True
 
 
-def investigator(room_id: int, member_id: str, name: str) -> Character:
+def is_keeper(room_id: int, member_id: str) -> bool:
+    """Whether the member holds a keeper's key to the room."""
+    return AccessKey.objects.filter(room_id=room_id, member_id=member_id, role=Role.KEEPER).exists()
+
+
+def investigator(room_id: int, member_id: str, name: str) -> Character | None:
     """The member's active character; one with the adventure's skills is made for a
-    member who has none, so everyone who acts has a sheet to roll on."""
+    player who has none, so everyone who plays has a sheet to roll on. A keeper is
+    never made one (None when they play none): they run the table, and their checks
+    roll with the adventure's values under their own name."""
     found = characters.active_character(room_id, member_id)
     if found is not None:
         return found
+    if is_keeper(room_id, member_id):
+        return None
     # Nobody to ask for another name here: a name the room holds gets a number.
     name = character_names.free_name(room_id, character_names.chosen_name(name, "?"))
-    made = characters.character_create(room_id=room_id, member_id=member_id, system="coc7", name=name)
-    made.character.skills.update(adventure()["skills"])
-    made.character.save(update_fields=["skills"])
-    return made.character
+    made = characters.character_create(room_id=room_id, member_id=member_id, system=SYSTEM, name=name)
+    return made_ready(room_id, made.character)
+
+
+def made_ready(room_id: int, character: Character) -> Character:
+    """A character just made, fitted for the adventure while the room plays it: an
+    investigator of its system gets the adventure's skills (Spot Hidden 60, Listen
+    50…), whether made by `.coc` (the welcome's button) or by just typing, so neither
+    way is the worse one. A character of another system keeps its sheet: its checks
+    roll its own way (`d20` in the adventure)."""
+    if character.system == SYSTEM and plays_sample(room_id):
+        character.skills.update(adventure()["skills"])
+        character.save(update_fields=["skills"])
+    return character
 
 
 def chunks(text: str) -> list[str]:
@@ -161,6 +185,10 @@ class Position:
     place: str
     flags: set[str]
     guided: bool
+    # Whether the actor plays a character (a keeper does not): only a sheet takes items.
+    has_sheet: bool = True
+    # The die the actor's checks roll: "d20" for a character of a d20 system (D&D 5e).
+    die: str = "d100"
 
 
 @dataclass
@@ -196,7 +224,8 @@ class SampleKeeper:
             .first()
         )
         member_id = latest.member_id if latest else self.member_id
-        character = investigator(self.room_id, member_id, latest.name if latest else "?")
+        said_by = latest.name if latest else "?"
+        character = investigator(self.room_id, member_id, said_by)
         found = dict(
             ModuleVariable.objects.filter(room_id=self.room_id, var_id__startswith="sample.").values_list(
                 "var_id", "value"
@@ -205,11 +234,13 @@ class SampleKeeper:
         line = latest.text if latest else ""
         return Position(
             line=line,
-            actor=character.name,
-            skills=character.skills,
+            actor=character.name if character else said_by,
+            skills=character.skills if character else {},
             place=str(found.get("sample.place") or "harbour"),
             flags={key.removeprefix("sample.") for key, value in found.items() if value is True},
             guided=is_guided_action(line),
+            has_sheet=character is not None,
+            die=characters.pack_of(character).check.roll if character else "d100",
         )
 
     def _set(self, **values: object) -> None:
@@ -230,6 +261,19 @@ class SampleKeeper:
         Story.objects.filter(room_id=self.room_id).update(
             progress=F("progress") + 1, clock_minutes=F("clock_minutes") + minutes
         )
+
+    def _first_player(self) -> str:
+        """The first player character of the room (by when it was made), who takes the
+        opening's items when a keeper started the adventure ("" when nobody plays yet)."""
+        keepers = AccessKey.objects.filter(room_id=self.room_id, role=Role.KEEPER).values("member_id")
+        first = (
+            Character.objects.filter(room_id=self.room_id, active=True)
+            .exclude(owner="")
+            .exclude(owner__in=keepers)
+            .order_by("id")
+            .first()
+        )
+        return first.name if first else ""
 
     def _end(self, ending: str) -> None:
         self._set(ending=ending)
@@ -320,7 +364,11 @@ class SampleKeeper:
             self._gain(action.get("gain", []))
             if action.get("go"):
                 self._go(action["go"])
-        given = (self._give(action["item"], position.actor),) if action.get("item") and success else ()
+        given = (
+            (self._give(action["item"], position.actor),)
+            if action.get("item") and success and position.has_sheet
+            else ()
+        )
         if action.get("present") and success:
             handout = {
                 key: value if key == "template" else text_in(value, self.locale)
@@ -355,7 +403,8 @@ class SampleKeeper:
                 "name": self._say(opening["quest"]["name"]),
                 "description": self._say(opening["quest"]["description"]),
             }
-            given = tuple(self._give(item, position.actor) for item in opening.get("items", []))
+            holder = position.actor if position.has_sheet else self._first_player()
+            given = tuple(self._give(item, holder) for item in opening.get("items", []) if holder)
             return Round(self._say(opening["after"]), ("set_quest", quest), "open:gear", given)
         if kind == "npc":
             npc_name, _, number = rest.rpartition(":")
@@ -391,7 +440,12 @@ class SampleKeeper:
 
     def _check(self, position: Position, skill: str) -> tuple[str, dict]:
         arguments: dict = {"character": position.actor, "skill": skill}
-        if skill not in position.skills:  # a sheet of another system: the adventure's value
+        if position.die == "d20":
+            # d20 + the character's own modifier against a DC, never the adventure's
+            # percentage as a modifier: the skill by its d20 name, a regular check's DC.
+            d20 = adventure()["d20"]
+            arguments.update(skill=d20["skills"][skill], dc=d20["dc"]["regular"])
+        elif skill not in position.skills:  # a sheet without the skill: the adventure's value
             arguments["value"] = adventure()["skills"][skill]
         return "skill_check", arguments
 

@@ -6,9 +6,8 @@ The Stage Director is the Keeper's `present` tool: on a story beat (a letter fou
 newspaper read, a new act, a place on the map) it hands the players a performance
 template (`letter`, `clipping`, `title_card`, `map_pin`, `image`). What goes in is
 what the characters hold or see: the text passes the same output filter as the
-narration, and a picture must be one this room can reach. Hooks (`packs/hooks.py`) see
-the turn's public side only: who acted, the line, the public dice, the narration and
-the player-visible variables.
+narration, and a picture must be one this room can reach. What the room's hooks
+(`packs/hooks.py`, fired by `keeper/turn_hooks.py`) emit is shown after them.
 
 Everything here is cleaned by `packs/ui_blocks.py` before it becomes a frame.
 """
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from base import frames
-from keeper import chronicle, variables
+from keeper import chronicle
 from keeper.kp.censor import OutputFilter
 from packs import hooks, ui_blocks
 from packs import services as pack_services
@@ -34,7 +33,9 @@ _TEXT_FIELDS = {
 }
 
 
-def _filtered(text: str) -> str:
+def filtered(text: str) -> str:
+    """`text` as the table's output filter lets it through (what the Stage Director and
+    the hooks tell the table)."""
     line = OutputFilter()
     return (line.feed(text) + line.finish()).strip()
 
@@ -49,7 +50,7 @@ def presentation(room_id: int, arguments: dict) -> tuple[dict | None, str]:
     for name in _TEXT_FIELDS[template]:
         value = arguments.get(name)
         if isinstance(value, str) and value.strip():
-            block[name] = _filtered(value)
+            block[name] = filtered(value)
     if template == "map_pin":
         block.update(x=arguments.get("x"), y=arguments.get("y"))
     pictures: dict[str, dict] = {}
@@ -110,23 +111,20 @@ class TurnSeen:
             told=[part if isinstance(part, dict) else chronicle.plain_text(part) for part in self.told],
         )
 
-    def events(self) -> list[tuple[str, dict]]:
-        """The hook events of the turn, in the order they happened."""
-        happened: list[tuple[str, dict]] = [("turn_start", {"actor": self.actor, "user_message": self.line})]
-        if self.rolls:
-            happened.append(("dice_rolled", {"actor": self.actor, "rolls": self.rolls}))
-        happened.append(("reply_ready", {"actor": self.actor, "reply": "\n\n".join(self.reply)}))
-        return happened
-
 
 def public_roll(frame: dict) -> dict:
     """What a hook sees of a public dice frame: the frame's fields but its type."""
     return {key: value for key, value in frame.items() if key != "type"}
 
 
-def visible_variables(room_id: int) -> dict[str, Any]:
-    """The room's variables a player may see, by id."""
-    return {entry["id"]: entry["value"] for entry in variables.entries(room_id) if entry["exposed"]}
+def hook_roll(frame: dict, tool: str) -> dict:
+    """What `dice_rolled` tells of a public dice frame of the Keeper's `tool` (or of a
+    typed command, `.r`): the frame's fields, the tool, and the roll in a few words
+    (`result`)."""
+    roll = public_roll(frame)
+    outcome = roll.get("outcome") if isinstance(roll.get("outcome"), dict) else {}
+    said = f"{roll.get('actor', '')} {roll.get('expr', '')} = {roll.get('total', '')}".strip()
+    return {**roll, "tool": tool, "result": f"{said} {outcome.get('label', '')}".strip()}
 
 
 def hook_frames(room_id: int, emissions: hooks.Emissions) -> tuple[list[dict], list[dict]]:

@@ -10,6 +10,8 @@ kind the table is told about; a tool's name never leaves the server.
 
 from __future__ import annotations
 
+from django.db import connection
+
 from base.i18n import Refusal
 from keeper import characters, game, lore, variables
 from keeper.dice import DiceError
@@ -219,9 +221,11 @@ def _advance_clock(arguments: dict, context: ToolContext) -> ToolOutcome:
     if not isinstance(minutes, int) or not 0 <= minutes <= 60 * 24 * 365:
         return ToolOutcome("minutes is a whole number from 0 to a year")
     story = Story.of(context.room_id)
+    before = story.clock_text()
     story.clock_minutes = (story.clock_minutes or 0) + minutes
     story.save(update_fields=["clock_minutes"])
-    return ToolOutcome(f"it is now {story.clock_text()}")
+    advance = {"from": before, "to": story.clock_text(), "delta": f"{minutes} minutes", "minutes": minutes}
+    return ToolOutcome(f"it is now {advance['to']}", happened=[("clock_advanced", advance)])
 
 
 def _keeper_note(arguments: dict, context: ToolContext) -> ToolOutcome:
@@ -258,14 +262,16 @@ def _set_variable(arguments: dict, context: ToolContext) -> ToolOutcome:
         if isinstance(arguments.get("add"), int) and not isinstance(arguments.get("add"), bool):
             variable, old, stopped = variables.add(context.room_id, var_id, arguments["add"])
             return ToolOutcome(
-                f"{var_id}: {old} -> {variable.value}" + (" (stopped at its bound)" if stopped else "")
+                f"{var_id}: {old} -> {variable.value}" + (" (stopped at its bound)" if stopped else ""),
+                happened=[("variables_changed", {"path": var_id, "op": "add"})],
             )
         if "value" not in arguments:
             return ToolOutcome("give `value`, or `add` for a number")
         variable, old = variables.set_value(context.room_id, var_id, arguments["value"])
     except Refusal as refused:
         return ToolOutcome(refused.message("en"))
-    return ToolOutcome(f"{var_id}: {old!r} -> {variable.value!r}")
+    changed = [("variables_changed", {"path": var_id, "op": "set"})]
+    return ToolOutcome(f"{var_id}: {old!r} -> {variable.value!r}", happened=changed)
 
 
 def _remember(arguments: dict, context: ToolContext) -> ToolOutcome:
@@ -517,4 +523,8 @@ def room_locale(room_id: int, default: str) -> str:
 
 def chosen_language(room_id: int) -> str:
     """The language the room's keeper chose (`.language`), "" when none was chosen."""
-    return TableSettings.objects.filter(room_id=room_id).values_list("language", flat=True).first() or ""
+    # A plain query: every turn asks (a room has one settings row).
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT language FROM {TableSettings._meta.db_table} WHERE room_id = %s", [room_id])
+        found = cursor.fetchone()
+    return (found[0] if found else "") or ""

@@ -24,12 +24,13 @@ from django.db.models import F
 from base import frames
 from base.i18n import _, say
 from keeper.chronicle import estimate_tokens
-from keeper.kp import memory, prompt, tools
+from keeper.kp import memory, prompt, stage, tools
 from keeper.kp.censor import OutputFilter
 from keeper.llm import config as llm_config
 from keeper.llm import images
 from keeper.llm.client import ChatModel, Notice, ProviderError, TextDelta, ToolCall, ToolCalls, Usage
 from keeper.models import Story
+from keeper.turn_hooks import TurnHooks
 from media_store.services import MediaError, Uploader
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class _Draft:
         self.id: str | None = None
         self.filter = OutputFilter()
         self.raw = ""
+        self.pending = ""  # held-back text `held` released, not yet streamed
 
     async def feed(self, text: str) -> None:
         self.raw += text
@@ -83,16 +85,32 @@ class _Draft:
                 self.id = self.sink.new_id()
             await self.sink.delta(self.id, shown)
 
-    async def close(self) -> str:
-        """Close the bubble with its text so far; a bubble that showed only whitespace
-        closes empty, which discards it. Returns the raw text the model wrote."""
-        tail = self.filter.finish()  # text a filter still held back belongs to the bubble
+    def held(self) -> str:
+        """The bubble's text as it will close (what a filter held back included)."""
+        tail = self.filter.finish()
+        if tail:
+            self.pending += tail
+        return (self.filter.shown).strip()
+
+    async def close(self, final: str | None = None) -> str:
+        """Close the bubble with its text so far, or with `final` (the reply as the
+        room's hooks left it: the closing frame replaces what streamed); a bubble that
+        showed only whitespace closes empty, which discards it. Returns the raw text
+        the model wrote."""
+        tail = self.pending + self.filter.finish()  # text a filter held back belongs to the bubble
+        self.pending = ""
         if tail:
             if self.id is None:
                 self.id = self.sink.new_id()
             await self.sink.delta(self.id, tail)
+        text = self.filter.shown.strip()
+        if final is not None and final.strip() != text:
+            line = OutputFilter()  # what a hook wrote passes the table's filter too
+            text = (line.feed(final) + line.finish()).strip()
+            if self.id is None and text:
+                self.id = self.sink.new_id()
         if self.id is not None:
-            await self.sink.close_draft(self.id, self.filter.shown.strip())
+            await self.sink.close_draft(self.id, text)
         raw, self.raw = self.raw, ""
         self.id, self.filter = None, OutputFilter()
         return raw
@@ -132,8 +150,19 @@ async def _draw(turn: KpTurn, sink: TurnSink, arguments: dict) -> tools.ToolOutc
     return tools.ToolOutcome(f"drew {title!r}; the table sees it now")
 
 
-async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCall) -> str:
+async def _run_tool(
+    model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCall, hooks: TurnHooks | None = None
+) -> str:
     arguments = call.parsed_arguments()
+    tool = tools.TOOLS.get(call.name)
+    misfit = tool.misfit(arguments) if tool is not None else None
+    if misfit is not None:
+        # The model reads what was wrong and calls again in its next round; the table
+        # sees nothing of it (a wrong call is the model's slip, not the story's).
+        log.warning("room=%s a Keeper tool call did not fit its schema: %s", turn.room_id, misfit)
+        return misfit
+    if hooks is not None and (refused := await hooks.tool_use(call.name, arguments)) is not None:
+        return refused  # the tool does not run; the model reads why
     if call.name == "speak_as_npc":
         outcome = await _voice_npc(model, turn, arguments)
         for frame, _ in outcome.events:
@@ -148,6 +177,12 @@ async def _run_tool(model: ChatModel, turn: KpTurn, sink: TurnSink, call: ToolCa
                 frame["id"] = sink.new_id()  # a line of the story a tool told (an item given)
     if outcome.events:
         await sink.events(outcome.events)
+        if hooks is not None:
+            hooks.rolls += [
+                stage.hook_roll(frame, call.name) for frame, hidden in outcome.events if not hidden
+            ]
+    if hooks is not None:
+        hooks.happened(outcome.happened)
     if outcome.keeper_notice:
         await sink.keeper_notice(outcome.keeper_notice)
     for frame in outcome.ui:
@@ -185,6 +220,14 @@ _FIXES = {
     429: _("The provider is limiting requests or the account is out of credit: wait, or check the account."),
 }
 
+# The same, for a keeper's own subscription (keeper/llm/subscribed.py).
+_SUBSCRIPTION_FIXES = {
+    "signed_out": _(
+        "The room's {p} sign-in has ended and it is now logged out: sign in again with .model login {p}."
+    ),
+    "quota": _("The {p} subscription has reached its usage limit: wait until it resets, or switch provider."),
+}
+
 
 def model_failure(failure: Exception, model: ChatModel, locale: str) -> str:
     """What a keeper reads when the model failed a turn: what failed, where, and how to
@@ -197,7 +240,10 @@ def model_failure(failure: Exception, model: ChatModel, locale: str) -> str:
         fix = say(locale, _("Check that the address is right and the provider is up."))
     else:
         what = str(failure) or failure.__class__.__name__
-        if status in _FIXES:
+        kind = getattr(failure, "kind", "")
+        if kind in _SUBSCRIPTION_FIXES and config is not None:
+            fix = say(locale, _SUBSCRIPTION_FIXES[kind], p=config.subscription or config.provider)
+        elif status in _FIXES:
             fix = say(locale, _FIXES[status])
         elif status is not None and status >= 500:
             fix = say(locale, _("The provider failed on its side: try again later, or switch provider."))
@@ -215,10 +261,14 @@ def model_failure(failure: Exception, model: ChatModel, locale: str) -> str:
     )
 
 
-async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_window: int = 0) -> None:
-    """Play the Keeper's answer to the newest line of the room. Never raises for a
+async def run_kp_turn(
+    turn: KpTurn, sink: TurnSink, model: ChatModel, context_window: int = 0, hooks: TurnHooks | None = None
+) -> None:
+    """Play the Keeper's answer to the newest line of the room, with the room's event
+    `hooks` fired where their events happen (keeper/turn_hooks.py). Never raises for a
     model failure: the table is told, and the caller sends `idle`."""
     await sink.busy()
+    injected = await hooks.turn_start() if hooks is not None else []
     image_config = await database_sync_to_async(llm_config.imagegen)(turn.room_id)
     offered = tools.specs(images=image_config.configured)
     # The tools' schemas and the reply take their share of the window too.
@@ -228,6 +278,11 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
         turn.room_id, turn.locale, context_window, reserve, vector
     )
     messages = brief.messages
+    if injected:  # the hooks' sections, just before the line this turn answers
+        # A user message named as what it is: a system message in mid-conversation is
+        # not taken by every provider.
+        section = "[FOR THIS TURN, from the room's hooks; not a player's words]\n" + "\n\n".join(injected)
+        messages.insert(max(1, len(messages) - 1), {"role": "user", "content": section})
     draft = _Draft(sink)
     total, last = Usage(), None
     round_number = 0
@@ -267,9 +322,11 @@ async def run_kp_turn(turn: KpTurn, sink: TurnSink, model: ChatModel, context_wi
             )
             await sink.busy(tools.activity_of(calls[0].name), round_number)
             for call in calls:
-                result = await _run_tool(model, turn, sink, call)
+                result = await _run_tool(model, turn, sink, call, hooks)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
-        await draft.close()
+        # The reply phases run before the reply's closing frame, which carries the
+        # reply as they left it and replaces what streamed.
+        await draft.close(await hooks.after_reply(draft.held()) if hooks is not None else None)
         if last is not None:
             await database_sync_to_async(_record_usage)(turn.room_id, last, total, context_window)
     except (ProviderError, TimeoutError, json.JSONDecodeError) as failure:

@@ -76,11 +76,18 @@ class ProviderError(Exception):
     when the provider answered with an HTTP error."""
 
     def __init__(
-        self, message: str, refusal: EndpointRefused | None = None, status: int | None = None
+        self,
+        message: str,
+        refusal: EndpointRefused | None = None,
+        status: int | None = None,
+        kind: str = "",
     ) -> None:
         super().__init__(message)
         self.refusal = refusal
         self.status = status
+        # On a keeper's own subscription: "signed_out" (the sign-in ended: renewal
+        # refused) or "quota" (the subscription's usage limit); "" otherwise.
+        self.kind = kind
 
 
 def _failed(exc: BaseException, message: str) -> ProviderError:

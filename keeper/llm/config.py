@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from keeper.llm import endpoints
+from keeper.llm import endpoints, grants
 from keeper.llm.providers import CATALOG, OFFLINE, OFFLINE_KEEPER, OFFLINE_MODELS
 from keeper.models import ModelSetting, ProviderCredential
 
@@ -39,9 +39,16 @@ class LlmConfig:
     chat_model: str
     context_window: int
     operator_endpoint: bool = True
+    # A keeper's own subscription (keeper/llm/grants.py): its canonical name, and
+    # whether the room is signed in to it and the operator lets rooms use it.
+    subscription: str = ""
+    signed_in: bool = False
+    room_id: int | None = None  # whose grant (a subscription's)
 
     @property
     def usable(self) -> bool:
+        if self.subscription:
+            return self.signed_in and bool(self.chat_model)
         entry = CATALOG.get(self.provider)
         if entry is None or not self.base_url or not self.chat_model:
             return False
@@ -140,6 +147,18 @@ def resolve(scope: Scope) -> LlmConfig:
     same = own.provider == server.provider
     base_url = own.base_url or (server.base_url if same else "") or entry.base_url
     chat_model = own.chat_model or (server.chat_model if same else "") or entry.default_model
+    subscription = grants.subscription_of(own.provider, base_url)
+    if subscription:  # the room's own sign-in, at the operator's address for it
+        return LlmConfig(
+            provider=own.provider,
+            base_url=grants.api_url(subscription),
+            api_key="",
+            chat_model=chat_model,
+            context_window=settings.TRPG_LLM_CONTEXT_WINDOW,
+            subscription=subscription,
+            signed_in=grants.allowed() and grants.signed_in(scope, subscription),
+            room_id=scope,
+        )
     return LlmConfig(
         provider=own.provider,
         base_url=base_url,
@@ -153,7 +172,7 @@ def resolve(scope: Scope) -> LlmConfig:
 def operator_endpoint(scope: Scope, url: str) -> bool:
     """Whether `url` is trusted for `scope`: the operator's own choices always are; a
     room's only when it is an endpoint the operator configured (chat or images)."""
-    if scope is None:
+    if scope is None or grants.official_api(url):
         return True
     server, pictures = _server(), _server_imagegen()
     return (server.provider in CATALOG and same_endpoint(server.base_url, url)) or (
@@ -208,6 +227,8 @@ def save_key(scope: Scope, api_key: str) -> LlmConfig:
     current = resolve(scope)
     if current.provider not in CATALOG:
         raise ValueError("no provider selected")
+    if current.subscription:
+        raise grants.SignedOut(current.subscription)  # it signs in: no key to save
     _store_key(scope, current.provider, current.base_url, api_key)
     return resolve(scope)
 
@@ -273,7 +294,8 @@ def configure(
         check_endpoint(scope, base_url)
     if chat_model is None:
         chat_model = current.chat_model if same_provider else ""
-    if api_key is not None:
+    if api_key is not None and not grants.subscription_of(provider, base_url):
+        # A subscription signs in (`.model login`): a key never replaces its grant.
         _store_key(scope, provider, base_url, api_key.strip())
     return select(scope, provider, chat_model.strip(), base_url)
 
@@ -317,8 +339,9 @@ def fetch_models(provider: str, endpoint: str, key: str, *, operator: bool) -> l
 
 def saved_providers(scope: Scope = None) -> list[str]:
     """Providers with at least one key `scope` may use (the operator's and the
-    environment's included)."""
-    keys = ProviderCredential.objects.exclude(api_key="")
+    environment's included), and a room's subscriptions it is signed in to (under
+    their canonical names)."""
+    keys = ProviderCredential.objects.exclude(api_key="", grant="")
     mine = (
         keys.filter(room__isnull=True)
         if scope is None
@@ -382,6 +405,14 @@ class ImageGenConfig:
     size: str
     api_key: str
     operator_endpoint: bool = True
+    # Drawn on the room's SuperGrok sign-in (`api_key` is then its access token, which
+    # no reply or frame shows, not even masked).
+    subscription: str = ""
+
+    @property
+    def key_masked(self) -> str:
+        """The key as replies show it ("" for a subscription's token)."""
+        return "" if self.subscription else mask(self.api_key)
 
     @property
     def configured(self) -> bool:
@@ -417,6 +448,8 @@ def imagegen(scope: Scope) -> ImageGenConfig:
         return server
     provider, base_url = own.imagegen_provider, own.imagegen_base_url
     size = own.imagegen_size or settings.TRPG_IMAGEGEN_SIZE
+    if grants.canonical(provider) == "supergrok":
+        return _subscription_imagegen(scope, provider, own.imagegen_model, size)
     return ImageGenConfig(
         provider,
         base_url,
@@ -425,6 +458,19 @@ def imagegen(scope: Scope) -> ImageGenConfig:
         _image_key(scope, provider, base_url),
         operator_endpoint=operator_endpoint(scope, base_url),
     )
+
+
+def _subscription_imagegen(scope: int, provider: str, model: str, size: str) -> ImageGenConfig:
+    """A room's pictures on its SuperGrok sign-in: the grant's token (renewed when
+    due; none when the room is not signed in or the operator does not allow it)."""
+    token = ""
+    if grants.allowed():
+        try:
+            token = grants.fresh(scope, provider).access_token
+        except grants.SignedOut:
+            token = ""
+    base_url = grants.api_url(provider)
+    return ImageGenConfig(provider, base_url, model, size, token, subscription=grants.canonical(provider))
 
 
 def _image_key(scope: Scope, provider: str, base_url: str) -> str:
@@ -463,7 +509,7 @@ def configure_imagegen(
         endpoints.vet(base_url, operator=True)
     else:
         check_endpoint(scope, base_url)
-    if api_key is not None:
+    if api_key is not None and grants.canonical(provider) != "supergrok":
         _store_key(scope, provider, base_url, api_key.strip())
     setting.imagegen_provider, setting.imagegen_base_url = provider, base_url
     setting.imagegen_model = model.strip()[:200]

@@ -8,6 +8,10 @@ endpoints, what the operator lists, and, on the embedded profile (a laptop, no
 operator included, link-local (cloud metadata), unspecified, multicast and reserved
 addresses are never reached, and URLs with a user name or password are refused.
 
+The same machinery fetches packs for `.pack install` (`PACKS`, a `Policy` of its own:
+the operator's `TRPG_PACKS__ALLOWED_SOURCES`; on the embedded profile also any public
+address; loopback and private addresses only when listed, on every profile).
+
 The check is made when an endpoint is saved and again for every connection the server
 opens (`openai_client`, `async_openai_client`, `http_client`): the host is resolved,
 every address it resolves to is checked, and the connection is made to an address
@@ -52,15 +56,35 @@ NEVER = frozenset({"link_local", "unspecified", "userinfo", "scheme"})
 SETTING = "TRPG_LLM__ALLOWED_ENDPOINTS"
 
 
+@dataclass(frozen=True)
+class Policy:
+    """Whom a room's connections may reach beyond the operator's list (`setting`, read
+    from `attribute` of the settings): the catalog's public endpoints (`catalog`), any
+    public address on the embedded profile (`public_when_embedded`), loopback and
+    private addresses on the embedded profile (`private_when_embedded`)."""
+
+    setting: str
+    attribute: str
+    catalog: bool
+    public_when_embedded: bool
+    private_when_embedded: bool
+
+
+MODELS = Policy(SETTING, "TRPG_LLM_ALLOWED_ENDPOINTS", True, False, True)
+# Pack downloads: a laptop's owner fetches from anywhere public; what sits on the
+# server's own network is reached only when the operator lists it.
+PACKS = Policy("TRPG_PACKS__ALLOWED_SOURCES", "TRPG_PACKS_ALLOWED_SOURCES", False, True, False)
+
+
 class EndpointRefused(Refusal):
     """An endpoint the policy refuses; `rule` names why (a key of `RULES`).
 
     Raised while the SDK opens a connection, it is the SDK's own error type as well
     (`_sdk_refusal`), so that the SDK hands it back at once instead of retrying it."""
 
-    def __init__(self, endpoint: str, rule: str) -> None:
+    def __init__(self, endpoint: str, rule: str, setting: str = SETTING) -> None:
         super().__init__("{endpoint}: {rule}", endpoint=endpoint, rule=RULES[rule])
-        self.endpoint, self.rule = endpoint, rule
+        self.endpoint, self.rule, self.setting = endpoint, rule, setting
 
     def message(self, locale: str) -> str:
         """The refusal in `locale`, naming the endpoint, the rule and, when the operator
@@ -72,6 +96,17 @@ class EndpointRefused(Refusal):
                 _("This server does not connect to {endpoint} ({why})."),
                 endpoint=self.endpoint,
                 why=why,
+            )
+        if self.setting != SETTING:
+            return say(
+                locale,
+                _(
+                    "This server does not fetch from {endpoint} ({why}). "
+                    "The operator can allow it with {setting}."
+                ),
+                endpoint=self.endpoint,
+                why=why,
+                setting=self.setting,
             )
         return say(
             locale,
@@ -189,8 +224,8 @@ def _split_host_port(item: str) -> tuple[str, int | None]:
     return item, None
 
 
-def _listed() -> list[_Pattern]:
-    return [_Pattern(item.strip().lower()) for item in settings.TRPG_LLM_ALLOWED_ENDPOINTS if item.strip()]
+def _listed(policy: Policy = MODELS) -> list[_Pattern]:
+    return [_Pattern(item.strip().lower()) for item in getattr(settings, policy.attribute) if item.strip()]
 
 
 def _catalog_hosts() -> set[tuple[str, int]]:
@@ -230,27 +265,36 @@ def target_of(url: str) -> Target:
     return Target(host, port, shown)
 
 
-def judge(target: Target, addresses: Iterable[Address], *, operator: bool, url: str | None = None) -> None:
+def judge(
+    target: Target,
+    addresses: Iterable[Address],
+    *,
+    operator: bool,
+    url: str | None = None,
+    policy: Policy = MODELS,
+) -> None:
     """Refuse (`EndpointRefused`) unless every address `target` resolves to may be
-    reached: by anyone, and, unless `operator`, by a room."""
+    reached: by anyone, and, unless `operator`, by a room (under `policy`)."""
     kinds = {kind_of(address) for address in addresses}
     for never in ("link_local", "unspecified"):
         if never in kinds:
-            raise EndpointRefused(target.shown, never)
+            raise EndpointRefused(target.shown, never, policy.setting)
     if operator or not kinds:
         return
-    if any(pattern.matches(target.host, target.port, url) for pattern in _listed()):
+    listed = _listed(policy)
+    if any(pattern.matches(target.host, target.port, url) for pattern in listed):
         return
     if kinds == {"global"}:
-        if (target.host, target.port) in _catalog_hosts() or any(p.text == "*" for p in _listed()):
+        if any(p.text == "*" for p in listed) or (policy.public_when_embedded and embedded()):
             return
-    elif embedded() and kinds <= {"loopback", "private"}:
+        if policy.catalog and (target.host, target.port) in _catalog_hosts():
+            return
+    elif policy.private_when_embedded and embedded() and kinds <= {"loopback", "private"}:
         return
-    if "loopback" in kinds:
-        raise EndpointRefused(target.shown, "loopback")
-    if "private" in kinds:
-        raise EndpointRefused(target.shown, "private")
-    raise EndpointRefused(target.shown, "not_listed")
+    for kind in ("loopback", "private"):
+        if kind in kinds:
+            raise EndpointRefused(target.shown, kind, policy.setting)
+    raise EndpointRefused(target.shown, "not_listed", policy.setting)
 
 
 def _resolve(host: str, port: int) -> list[Address]:
@@ -277,7 +321,7 @@ def vet(url: str, *, operator: bool) -> None:
     judge(target, addresses, operator=operator, url=url)
 
 
-def _checked(host: str, port: int, *, operator: bool) -> list[str]:
+def _checked(host: str, port: int, *, operator: bool, policy: Policy = MODELS) -> list[str]:
     """The addresses `host` resolves to, all of them checked, to connect to (a name
     that cannot be resolved is a failed connection)."""
     try:
@@ -285,7 +329,7 @@ def _checked(host: str, port: int, *, operator: bool) -> list[str]:
     except OSError as failed:
         raise httpcore2.ConnectError(str(failed)) from None
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    judge(Target(host.lower(), port, shown), addresses, operator=operator)
+    judge(Target(host.lower(), port, shown), addresses, operator=operator, policy=policy)
     return [str(address) for address in addresses]
 
 
@@ -293,9 +337,9 @@ class _GuardedBackend(httpcore2.NetworkBackend):
     """Resolves, checks every address, then connects to a checked address (pinned:
     nothing is resolved twice)."""
 
-    def __init__(self, operator: bool) -> None:
+    def __init__(self, operator: bool, policy: Policy = MODELS) -> None:
         self._inner = httpcore2.SyncBackend()
-        self._operator = operator
+        self._operator, self._policy = operator, policy
 
     def connect_tcp(
         self,
@@ -306,7 +350,7 @@ class _GuardedBackend(httpcore2.NetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore2.NetworkStream:
         last: Exception | None = None
-        for address in _checked(host, port, operator=self._operator):
+        for address in _checked(host, port, operator=self._operator, policy=self._policy):
             try:
                 return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
             except httpcore2.ConnectError as failed:
@@ -353,7 +397,7 @@ class _AsyncGuardedBackend(httpcore2.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def _refuse_url(url: httpx2.URL, operator: bool) -> None:
+def _refuse_url(url: httpx2.URL, operator: bool, policy: Policy = MODELS) -> None:
     """The per-request part of the check: scheme, user info, a listed URL prefix
     (a redirect is a new request, so it is checked too)."""
     target = target_of(str(url))
@@ -361,7 +405,7 @@ def _refuse_url(url: httpx2.URL, operator: bool) -> None:
         return
     literal = _literal(target.host)
     if literal is not None:
-        judge(target, [literal], operator=False, url=str(url))
+        judge(target, [literal], operator=False, url=str(url), policy=policy)
 
 
 @functools.cache
@@ -385,13 +429,16 @@ def _refusals_the_sdk_passes_on() -> Iterator[None]:
 
 
 class _GuardedTransport(httpx2.HTTPTransport):
-    def __init__(self, operator: bool) -> None:
+    def __init__(self, operator: bool, policy: Policy = MODELS) -> None:
         super().__init__(trust_env=False)
-        self._operator = operator
+        self._operator, self._policy = operator, policy
         # The pool opens every connection through the guarded backend.
-        self._pool._network_backend = _GuardedBackend(operator)
+        self._pool._network_backend = _GuardedBackend(operator, policy)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if self._policy is not MODELS:  # the SDK's error type is for model calls only
+            _refuse_url(request.url, self._operator, self._policy)
+            return super().handle_request(request)
         with _refusals_the_sdk_passes_on():
             _refuse_url(request.url, self._operator)
             return super().handle_request(request)
@@ -409,11 +456,16 @@ class _AsyncGuardedTransport(httpx2.AsyncHTTPTransport):
             return await super().handle_async_request(request)
 
 
-def http_client(*, operator: bool, timeout: float) -> httpx2.Client:
-    """A blocking HTTP client whose every connection is checked (proxy variables are
-    not used: a proxy would connect for us, unchecked)."""
+def http_client(
+    *, operator: bool, timeout: float, policy: Policy = MODELS, follow_redirects: bool = True
+) -> httpx2.Client:
+    """A blocking HTTP client whose every connection is checked under `policy` (proxy
+    variables are not used: a proxy would connect for us, unchecked)."""
     return httpx2.Client(
-        transport=_GuardedTransport(operator), timeout=timeout, follow_redirects=True, trust_env=False
+        transport=_GuardedTransport(operator, policy),
+        timeout=timeout,
+        follow_redirects=follow_redirects,
+        trust_env=False,
     )
 
 

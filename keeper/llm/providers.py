@@ -48,5 +48,14 @@ CATALOG: dict[str, Provider] = {
             "https://api.fireworks.ai/inference/v1",
             "accounts/fireworks/models/llama-v3p3-70b-instruct",
         ),
+        # A keeper's own subscription (keeper/llm/grants.py): signed in with `.model
+        # login`, no key. `chatgpt` with an explicit endpoint is a plain
+        # OpenAI-compatible provider with a key; `supergrok` always signs in.
+        Provider("chatgpt", "https://chatgpt.com/backend-api/codex", "gpt-5.4"),
+        Provider("gpt-subscription", "https://chatgpt.com/backend-api/codex", "gpt-5.4"),
+        Provider("supergrok", "https://api.x.ai/v1", "grok-4.6"),
     )
 }
+
+# The subscription providers, by the name their sign-in is kept under.
+SUBSCRIPTIONS = {"chatgpt": "chatgpt", "gpt-subscription": "chatgpt", "supergrok": "supergrok"}

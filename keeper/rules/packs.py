@@ -366,10 +366,15 @@ class Catalog:
 
     @cached_property
     def page_labels(self) -> list[dict]:
-        """Each pack's skill names and labels, for the browser table's page (worked out
-        once: every page load carries them)."""
+        """Each pack's display name, skill names and labels, for the browser table's
+        page (worked out once: every page load carries them)."""
         return [
-            {"id": pack.id, "roll": pack.check.roll, "names": pack.skill_names()}
+            {
+                "id": pack.id,
+                "name": {locale: pack.name.pick(locale) for locale in ("en", "zh")},
+                "roll": pack.check.roll,
+                "names": pack.skill_names(),
+            }
             for pack in self.packs.values()
         ]
 

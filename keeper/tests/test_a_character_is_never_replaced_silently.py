@@ -112,13 +112,17 @@ async def test_the_sample_adventure_never_gives_its_investigator_a_name_the_part
     async with (
         await WsClient.connect(server.ws_url) as kay,
         await WsClient.connect(server.ws_url) as pat,
+        await WsClient.connect(server.ws_url) as kim,
     ):
         await kay.join(server.env.mint(room, "Kay", "keeper"))
         await pat.join(server.env.mint(room, "Pat"))
-        await system_answer(pat, ".coc Kay")  # Pat's character carries the keeper's name
-        await state_where(kay, lambda s: "Kay" in _party(s))
-        await kay.say(GUIDED_ACTIONS[0])  # the sample adventure makes the keeper an investigator
-        state = await state_where(kay, lambda s: "character" in s, timeout=30)
-        assert state["character"]["name"] != "Kay"
+        await kim.join(server.env.mint(room, "Kim"))
+        await system_answer(pat, ".coc Kim")  # Pat's character carries another player's name
+        await state_where(kay, lambda s: "Kim" in _party(s))
+        await kay.say(GUIDED_ACTIONS[0])
+        await state_where(kay, lambda s: s.get("scene", {}).get("name"), timeout=30)
+        await kim.say("I look around the quay.")  # the adventure makes Kim an investigator
+        state = await state_where(kim, lambda s: "character" in s, timeout=30)
+        assert state["character"]["name"] != "Kim"
         party = Counter(name.casefold() for name in _party(state))
-        assert party["kay"] == 1 and max(party.values()) == 1, party
+        assert party["kim"] == 1 and max(party.values()) == 1, party

@@ -1,8 +1,10 @@
 """`.import` at a live table (docs/packs.md, "Card import"): a V2 picture card and a V3
-JSON card with MVU variables and a lorebook. A player makes a character from a card;
-a keeper sees the split before the world half is applied; players see only the MVU
-leaves the keeper exposed; a lorebook keyword in a later line puts the entry into the
-Keeper's brief (read off the scripted model server)."""
+JSON card with MVU variables and a lorebook, both world cards by their `[InitVar]`. A
+player makes a character from a card's character half, and is told the world half
+stays with the keeper; a keeper's `.import <ref> world` takes the world half in one
+step (`world preview` only shows the split); players see only the MVU leaves the
+keeper exposed; a lorebook keyword in a later line puts the entry into the Keeper's
+brief (read off the scripted model server)."""
 
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ async def test_a_player_makes_a_character_from_a_card(ai_server, card_pack, room
         await pip.join(env.mint(room, "Pip"))
         await pip.say(".import list")
         listed = await _reply(pip)
-        assert "card-pack/cards/ada.png · character" in listed
+        assert "card-pack/cards/ada.png · world" in listed
         assert "card-pack/cards/harbour.json · world" in listed
 
         await pip.say(".import card-pack/cards/harbour.json pc")
@@ -105,7 +107,9 @@ async def test_a_player_makes_a_character_from_a_card(ai_server, card_pack, room
         assert "keeper" in (await _reply(pip)).lower()
 
         await pip.say(".import card-pack/cards/ada.png pc")
-        assert "Ada joins the table" in await _reply(pip)
+        joined = await _reply(pip)
+        assert "Ada joins the table" in joined
+        assert "the world half of Ada is a keeper's, with .import card-pack/cards/ada.png world" in joined
         state = await pip.expect("state")
         assert state["character"]["name"] == "Ada" and state["character"]["system"] == "coc7"
 
@@ -122,7 +126,9 @@ async def test_a_player_makes_a_character_from_a_card(ai_server, card_pack, room
         assert state["character"]["avatar"]["hash"] == sha(data)
 
 
-async def test_a_world_import_shows_its_split_then_hides_mvu_leaves_until_exposed(ai_server, card_pack, room):
+async def test_a_world_import_applies_in_one_step_and_hides_mvu_leaves_until_exposed(
+    ai_server, card_pack, room
+):
     env = ai_server.env
     async with (
         await WsClient.connect(ai_server.ws_url) as kay,
@@ -132,15 +138,17 @@ async def test_a_world_import_shows_its_split_then_hides_mvu_leaves_until_expose
         await pip.join(env.mint(room, "Pip"))
         await settle(pip)
 
-        await kay.say(".import card-pack/cards/harbour.json world")
+        await kay.say(".import card-pack/cards/harbour.json world preview")
         split = await _reply(kay)
         assert "1 lore entries (Gull Rock)" in split and "2 MVU variables" in split
-        assert ".import card-pack/cards/harbour.json world apply" in split
+        assert "To take the world half into this room: .import card-pack/cards/harbour.json world" in split
         await kay.say(".var list")
         assert "mvu." not in await _reply(kay), "the preview changes nothing"
 
-        await kay.say(".import card-pack/cards/harbour.json world apply")
-        assert "1 lore entries, 2 new MVU variables" in await _reply(kay)
+        await kay.say(".import card-pack/cards/harbour.json world")
+        applied = await _reply(kay)
+        assert "1 lore entries (Gull Rock)" in applied, "the split comes with it"
+        assert "1 lore entries, 0 new typed variables, 2 new MVU variables" in applied
         keeper_state = (await _states_until(kay, _mvu))[-1]
         assert {key: row["value"] for key, row in _mvu(keeper_state).items()} == {
             "mvu.tide": 3,
@@ -157,8 +165,8 @@ async def test_a_world_import_shows_its_split_then_hides_mvu_leaves_until_expose
         # Importing it again replaces its lore and keeps the values.
         await kay.say(".var set mvu.tide 5")
         await _reply(kay)
-        await kay.say(".import card-pack/cards/harbour.json world apply")
-        assert "1 lore entries, 0 new MVU variables" in await _reply(kay)
+        await kay.say(".import card-pack/cards/harbour.json world apply")  # the old confirmation
+        assert "1 lore entries, 0 new typed variables, 0 new MVU variables" in await _reply(kay)
         seen = await _states_until(pip, lambda state: _mvu(state).get("mvu.tide", {}).get("value") == 5)
         assert "mvu.weather" not in _mvu(seen[-1])
 
@@ -167,8 +175,8 @@ async def test_a_lorebook_keyword_in_a_later_line_reaches_the_keepers_brief(ai_s
     env = ai_server.env
     async with await WsClient.connect(ai_server.ws_url) as kay:
         await kay.join(env.mint(room, "Kay", "keeper"))
-        await kay.say(".import card-pack/cards/ada.png world apply")
-        assert "1 lore entries, 3 new MVU variables" in await _reply(kay)
+        await kay.say(".import card-pack/cards/ada.png world")
+        assert "1 lore entries, 0 new typed variables, 3 new MVU variables" in await _reply(kay)
         await settle(kay)
 
         llm.script(Text("The sea is grey."))

@@ -4,7 +4,6 @@ table too (docs/rules.md, "Items, money and quests")."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from loreweaver.testing.clients import WsClient, human_keeper_narrates, system_answer
@@ -24,10 +23,16 @@ async def test_items_and_money_edited_in_the_console_reach_the_owner(server, roo
         (character_id,) = set(re.findall(r"/admin/keeper/character/(\d+)/change/", listing))
         path = f"/admin/keeper/character/{character_id}/change/"
         page, values = operator.form_values(path)
-        items = json.loads(values["items"])
-        assert [item["name"] for item in items] == ["Lantern"]
-        items.append({"name": "Flask", "kind": "consumable", "quantity": 2})
-        edited = {**values, "items": json.dumps(items), "money": "25"}
+        # An item a row: the Lantern, then blank rows to add to.
+        assert (values["items-0-name"], values["items-0-kind"]) == ("Lantern", "tool")
+        assert values["items-1-name"] == ""
+        edited = {
+            **values,
+            "items-1-name": "Flask",
+            "items-1-kind": "consumable",
+            "items-1-quantity": "2",
+            "money": "25",
+        }
         saved = operator.post(path, edited, page)
         assert "was changed successfully" in saved
 
@@ -42,7 +47,8 @@ async def test_items_and_money_edited_in_the_console_reach_the_owner(server, roo
         assert pushed["character"]["money"] == 25
 
         page, values = operator.form_values(path)
-        refused = operator.post(path, {**values, "items": json.dumps([{"kind": "tool"}])}, page)
+        nameless = {**values, "items-0-name": "", "items-0-description": "a lamp"}
+        refused = operator.post(path, nameless, page)
         assert "Every item needs a name." in refused
 
 

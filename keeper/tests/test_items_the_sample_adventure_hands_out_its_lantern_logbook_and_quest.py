@@ -1,12 +1,14 @@
 """The offline Keeper's sample adventure hands out its items and opens its quest through
 the Keeper's tools (docs/rules.md, "Items, money and quests"): Ruth's lantern and the
-quest at the opening, Silas's logbook to whoever finds it; the quest is completed at
+quest at the opening (the lantern to the room's first player character: the keeper who
+starts it plays none), Silas's logbook to whoever finds it; the quest is completed at
 an ending (`test_the_sample_adventure_follows_the_players.py`)."""
 
 from __future__ import annotations
 
 from keeper.kp.sample import GUIDED_ACTIONS
 from keeper.tests.test_the_sample_adventure_follows_the_players import _close, _seated
+from loreweaver.testing.clients import settle, state_now
 
 
 def _items(state: dict) -> dict[str, dict]:
@@ -18,10 +20,13 @@ async def test_the_opening_gives_the_lantern_and_opens_the_quest_and_the_stair_g
 ):
     table, _welcome = await _seated(server, room)
     try:
+        await table.seats["Pat"].say(".coc Pat")
+        await table.seats["Pat"].expect("narrative", speaker="system")
+        await settle(table.keeper)
         opening = await table.turn("Kay", GUIDED_ACTIONS[0])
         told = [f["text"] for f in opening if f["type"] == "narrative" and f["speaker"] == "system"]
-        assert told == ["A new quest: The dark lighthouse.", "Kay takes the Lantern."]
-        assert _items(table.state)["Lantern"]["kind"] == "tool"
+        assert told == ["A new quest: The dark lighthouse.", "Pat takes the Lantern."]
+        assert _items(await state_now(table.seats["Pat"]))["Lantern"]["kind"] == "tool"
         assert table.state["quests"] == [
             {
                 "name": "The dark lighthouse",
@@ -29,10 +34,13 @@ async def test_the_opening_gives_the_lantern_and_opens_the_quest_and_the_stair_g
                 "description": "Learn why the lamp on Gull Rock has been dark for three nights",
             }
         ]
-        await table.turn("Kay", "We row out to the lighthouse.")
-        await table.turn("Kay", "We go inside and call out.")
-        found = await table.until("Kay", "I search under the stairs.", "log")
-        assert any(f.get("text") == "Kay takes the Logbook." for f in found)
-        assert _items(table.state)["Logbook"]["description"] == "Silas Marsh's water-stained log"
+        await table.turn("Pat", "We row out to the lighthouse.")
+        await table.turn("Pat", "We go inside and call out.")
+        found = await table.until("Pat", "I search under the stairs.", "log")
+        assert any(f.get("text") == "Pat takes the Logbook." for f in found)
+        assert (
+            _items(await state_now(table.seats["Pat"]))["Logbook"]["description"]
+            == "Silas Marsh's water-stained log"
+        )
     finally:
         await _close(table)

@@ -1,6 +1,7 @@
 """Module variables (docs/packs.md, "Module variables"): typed, bounded, declared by a
 pack when its panels are turned on, changed by the keeper with `.var`; a player's
-state carries only the exposed ones, a keeper's all of them, the rest flagged hidden."""
+state carries only the exposed ones, a keeper's all of them, the rest flagged keeper_only
+(or hidden, for an imported card's leaf)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,11 @@ def test_bounds_hold_under_set_and_add(keeper):
 def test_a_player_sees_only_exposed_variables_and_a_keeper_sees_the_rest_flagged(keeper, player):
     variables.declare(
         keeper.room_id,
-        [DAY | {"audience": "everyone"}, {"id": "clue.ledger", "kind": "bool", "value": True}],
+        [
+            DAY | {"audience": "everyone"},
+            {"id": "clue.ledger", "kind": "bool", "value": True},
+            {"id": "mvu.tide", "kind": "number", "value": 3},
+        ],
         source="test",
     )
     assert [v["id"] for v in _state(player)["variables"]] == ["day"]
@@ -58,7 +63,10 @@ def test_a_player_sees_only_exposed_variables_and_a_keeper_sees_the_rest_flagged
         "max": 60,
     }
     keeper_rows = _state(keeper)["variables"]
-    assert [(v["id"], v.get("hidden")) for v in keeper_rows] == [("day", None), ("clue.ledger", True)]
+    # A declared keeper-only tracker reaches the keeper as theirs to read in panels; an
+    # imported card's leaf not yet exposed stays `hidden`, which panels read as absent.
+    flags = [(v["id"], v.get("keeper_only"), v.get("hidden")) for v in keeper_rows]
+    assert flags == [("day", None, None), ("clue.ledger", True, None), ("mvu.tide", None, True)]
 
     assert "1 more" in dispatch(".var expose clue.", keeper).text
     assert [v["id"] for v in _state(player)["variables"]] == ["day", "clue.ledger"]

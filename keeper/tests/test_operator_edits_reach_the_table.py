@@ -4,7 +4,6 @@ whose lists are empty saves as it is (docs/operations.md, "The operator console"
 
 from __future__ import annotations
 
-import json
 import re
 
 from loreweaver.testing.clients import WsClient, human_keeper_narrates, vitals
@@ -25,10 +24,13 @@ async def test_an_hp_edit_in_the_console_reaches_the_connected_player(server, ro
         (character_id,) = set(re.findall(r"/admin/keeper/character/(\d+)/change/", listing))
         path = f"/admin/keeper/character/{character_id}/change/"
         page, values = operator.form_values(path)
-        assert json.loads(values["status_effects"]) == [], "the sheet has an empty list"
-        resources = json.loads(values["resources"])
-        resources[hp] = before[hp] - 4
-        saved = operator.post(path, {**values, "resources": json.dumps(resources)}, page)
+        assert values["status_effects"].strip() == "", "the sheet has an empty list"
+        # The vitals are name and value rows.
+        row = next(
+            key[: -len("-key")] for key, name in values.items() if key.startswith("resources-") and name == hp
+        )
+        assert values[f"{row}-value"] == str(before[hp])
+        saved = operator.post(path, {**values, f"{row}-value": str(before[hp] - 4)}, page)
         assert "This field is required" not in saved and "was changed successfully" in saved
 
         pushed = await player.expect("state")  # nothing was said at the table

@@ -52,7 +52,7 @@ async def test_a_keeper_plays_the_sample_adventure_with_real_checks(offline_serv
         assert npc["name"] == "Ruth Cobb" and npc["text"]
         assert any(f["type"] == "narrative_delta" for f in opening), "the sample Keeper streams"
         state = opening[-1]
-        assert state["character"]["name"] == "Kay" and state["scene"]["name"] == "Kingsmouth harbour"
+        assert "character" not in state and state["scene"]["name"] == "Kingsmouth harbour"
         assert state["clock"]["time"] == "Day 1, 19:40" and "usage" not in state
 
         played = []

@@ -129,6 +129,7 @@ class RoomAdmin(ReadOnlyAdmin):
         "name",
         "open_to_all",
         "sidequest_genre_control",
+        "started_from_the_lobby",
         "created_at",
         "online_now",
         "room_actions",
@@ -136,6 +137,9 @@ class RoomAdmin(ReadOnlyAdmin):
         "room_backups",
         "recent_transcript",
     ]
+    # The page shows these alone: the genre once, as its control (Django would add the
+    # model's own field, read only, above it).
+    fields = readonly_fields
     actions = [
         "export_backup",
         *(_reset_action(name) for name in RESETS),
@@ -156,14 +160,22 @@ class RoomAdmin(ReadOnlyAdmin):
         messages.success(request, f"{closed} room(s) admit keys only.")
 
     @admin.action(description="Export a backup")
-    def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+    def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> HttpResponse | None:
+        written = []
         for room in queryset:
-            written, counts = console.export(room)
-            self.log_change(request, room, f"Exported the backup {written.name}.")
+            path, counts = console.export(room)
+            self.log_change(request, room, f"Exported the backup {path.name}.")
+            written.append((room, path, counts))
+        if len(written) == 1:
+            # One room (the room page's button): its backup downloads, and the operator
+            # stays on the page they were on.
+            return backup_download(console.backup_at(written[0][1]))
+        for room, path, counts in written:
             messages.success(
                 request,
-                f"{room.name}: backup {written.name} written ({counts.keys} keys, {counts.store_rows} rows).",
+                f"{room.name}: backup {path.name} written ({counts.keys} keys, {counts.store_rows} rows).",
             )
+        return None
 
     @admin.action(description="Delete data (after a backup)")
     def delete_data_with_backup(
@@ -322,6 +334,10 @@ class RoomAdmin(ReadOnlyAdmin):
         if holder is None:
             messages.warning(request, "That key is already gone.")
             return HttpResponseRedirect(back)
+        if services.keys_delete_refusal(keys=AccessKey.objects.filter(room=room, member_id=member_id)):
+            # Refused before the confirmation, not after it.
+            messages.error(request, room_page.LAST_KEEPER.format(name=holder.name, room=room.name))
+            return HttpResponseRedirect(back)
         if request.method != "POST" or request.POST.get("post") != "yes":
             return self._page(
                 request,
@@ -334,10 +350,7 @@ class RoomAdmin(ReadOnlyAdmin):
         try:
             console.revoke(room, member_id)
         except services.LastKeeperError:
-            messages.error(
-                request,
-                f"{holder.name} holds the last keeper key of {room.name}; mint another keeper key first.",
-            )
+            messages.error(request, room_page.LAST_KEEPER.format(name=holder.name, room=room.name))
             return HttpResponseRedirect(back)
         self.log_change(request, room, f"Revoked the key of {holder.name} ({holder.role}, {member_id}).")
         messages.success(
@@ -373,13 +386,11 @@ class RoomAdmin(ReadOnlyAdmin):
                 request,
                 "backup_confirm.html",
                 f"Restore {backup.name}?",
-                question=(
-                    f"Restore {backup.name}? The story of the room it goes into is replaced. The room as "
-                    "it is now is saved first as before-restore-<date>-<time>: restore that to undo this."
-                ),
+                question=f"Restore {backup.name}? The story of the room it goes into is replaced.",
                 verb="restore",
                 restoring=True,
                 original_room=original,
+                safety_target=console.restore_safety_target(original),
             )
         try:
             typed = request.POST.get("room", "").strip()
@@ -389,9 +400,10 @@ class RoomAdmin(ReadOnlyAdmin):
             return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
         before = f" (the room as it was is saved as {safety.name}: restore it to undo this)" if safety else ""
         self.log_change(request, room, f"Restored the backup {backup.name}{before}.")
+        # The file's name leads with a word: the admin capitalises a message's first letter.
         messages.success(
             request,
-            f"{backup.name} restored into room {room.name} "
+            f"Restored {backup.name} into room {room.name} "
             f"({counts.keys} keys, {counts.store_rows} rows){before}.",
         )
         if not room.keys.filter(role=Role.KEEPER).exists():
@@ -450,6 +462,11 @@ class RoomAdmin(ReadOnlyAdmin):
     @admin.display(description="actions")
     def room_actions(self, room: Room) -> str:
         return room_page.actions_html(room)
+
+    @admin.display(description="started from the SideQuest lobby")
+    def started_from_the_lobby(self, room: Room) -> str:
+        # Words, not Django's bare ✗ beside the field's help text (which read as a statement).
+        return "yes: a player made it from the lobby" if room.started_by_player else "no"
 
     @admin.display(description="SideQuest genre")
     def sidequest_genre_control(self, room: Room) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -106,6 +107,33 @@ class AccessKeyAdmin(admin.ModelAdmin):
                 "done_url": reverse("admin:rooms_room_change", args=[key.room_id]),
             },
         )
+
+    @admin.action(description=django_delete_selected.short_description, permissions=["delete"])
+    def delete_selected(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> HttpResponse | None:
+        """Django's delete, refused before its confirmation page when it would take a
+        room's last keeper key (asking first and refusing after is a trap)."""
+        if (room := services.keys_delete_refusal(keys=queryset)) is not None:
+            messages.error(
+                request,
+                f"Nothing was deleted: room {room} would lose its last keeper key. "
+                "Mint another keeper key for it first.",
+            )
+            return None
+        return django_delete_selected(self, request, queryset)
+
+    def has_delete_permission(self, request: HttpRequest, obj: AccessKey | None = None) -> bool:
+        # The last keeper key's page offers no Delete (its page says why instead).
+        if obj is not None and obj.is_last_keeper():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None
+    ) -> HttpResponse:
+        key = self.get_object(request, object_id)
+        if request.method == "GET" and key is not None and key.is_last_keeper():
+            messages.info(request, _last_keeper_message(key))
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def delete_view(self, request: HttpRequest, object_id: str, extra_context: dict | None = None):
         key = self.get_object(request, object_id)

@@ -10,44 +10,62 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from base.i18n import Refusal
+from keeper.rules.packs import catalog
+from keeper.sidequest_services import genre_of, rule_system_of
 from loreweaver.wire import coordination
-from loreweaver.wire.sidequest_table import genre_of
 from rooms import backups, services
-from rooms.models import SIDEQUEST_GENRES, Room
+from rooms.models import SIDEQUEST_GENRES, Role, Room
 
 CARRIERS = {"ws": "WebSocket", "iroh": "Iroh", "sidequest": "SideQuest (web)"}
-# The room page's buttons: the list's actions, for this room.
+# The room page's buttons: the list's actions, for this room; those that destroy
+# something look like it ("danger").
 ROOM_PAGE_ACTIONS = [
-    ("export_backup", "Export a backup"),
-    ("reset_story", "Reset the story"),
-    ("reset_chars", "Reset story and characters"),
-    ("reset_all", "Reset everything"),
-    ("delete_data_with_backup", "Delete keys and story"),
-    ("delete_room_with_backup", "Delete the room"),
+    ("export_backup", "Export a backup", "button"),
+    ("reset_story", "Reset the story", "button danger"),
+    ("reset_chars", "Reset story and characters", "button danger"),
+    ("reset_all", "Reset everything", "button danger"),
+    ("delete_data_with_backup", "Delete keys and story", "button danger"),
+    ("delete_room_with_backup", "Delete the room", "button danger"),
 ]
+
+
+LAST_KEEPER = "{name} holds the last keeper key of {room}: mint another keeper key before revoking it."
 
 
 def online_html(room: Room) -> str:
     """Who is online, with their role, how they are connected, and links to disconnect
-    them or revoke their key."""
+    them or revoke their key (the holder of the room's last keeper key is told why
+    theirs cannot be revoked instead of being offered it)."""
     online = coordination.online_carriers_now(room.pk)  # one read of the shared presence
     if not online:
         return "Nobody is online."
+    keepers = set(room.keys.filter(role=Role.KEEPER).values_list("member_id", flat=True))
+
+    def revoke(member_id: str) -> str:
+        if keepers == {member_id}:
+            return format_html(
+                "<span class='help' title='{}'>last keeper key: mint another keeper key to revoke it</span>",
+                "The room would be left without a keeper.",
+            )
+        return format_html(
+            "<a class='deletelink' href='{}'>Revoke key</a>",
+            reverse("admin:rooms_room_revoke", args=[room.pk, member_id]),
+        )
+
     return format_html(
         "<table><thead><tr><th>member</th><th>role</th><th>connected by</th><th></th></tr></thead>"
         "<tbody>{}</tbody></table>",
         format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td>"
-            "<td><a class='deletelink' href='{}'>Disconnect</a> · "
-            "<a class='deletelink' href='{}'>Revoke key</a></td></tr>",
+            "<td><a class='deletelink' href='{}'>Disconnect</a> · {}</td></tr>",
             (
                 (
                     m.name,
                     m.role,
                     ", ".join(CARRIERS.get(c, c) for c in carriers),
                     reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]),
-                    reverse("admin:rooms_room_revoke", args=[room.pk, m.member_id]),
+                    revoke(m.member_id),
                 )
                 for m, carriers in online
             ),
@@ -61,8 +79,11 @@ def actions_html(room: Room) -> str:
     # room alone: each asks for confirmation there before it destroys anything.
     buttons = format_html_join(
         " ",
-        "<button type='submit' class='button' formaction='{}' name='action' value='{}'>{}</button>",
-        ((reverse("admin:rooms_room_changelist"), action, label) for action, label in ROOM_PAGE_ACTIONS),
+        "<button type='submit' class='{}' formaction='{}' name='action' value='{}'>{}</button>",
+        (
+            (classes, reverse("admin:rooms_room_changelist"), action, label)
+            for action, label, classes in ROOM_PAGE_ACTIONS
+        ),
     )
     return format_html("<input type='hidden' name='_selected_action' value='{}'>{}", room.pk, buttons)
 
@@ -70,12 +91,17 @@ def actions_html(room: Room) -> str:
 def genre_html(room: Room) -> str:
     """The SideQuest genre the room is listed under, and a control that changes it."""
     default = genre_of(room, chosen="")
+    # Named with the system it follows, so a genre that looks wrong says why (the room
+    # plays what its last character was made in: a .dnd in a Call of Cthulhu room).
+    system = rule_system_of(room)
+    pack = catalog().packs.get(system)
+    named = pack.name.en if pack else system
     options = format_html_join(
         "",
         "<option value='{}'{}>{}</option>",
         (
             (slug, " selected" if slug == room.sidequest_genre else "", label)
-            for slug, label in [("", f"from the rule system ({default})")]
+            for slug, label in [("", f"{default} (from the rule system, {named})")]
             + [(slug, slug) for slug in SIDEQUEST_GENRES]
         ),
     )

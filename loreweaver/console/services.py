@@ -100,6 +100,20 @@ def backup_target(room: Room, label: str) -> str:
     return f"{backups.room_folder(room).relative_to(backups.backup_dir().parent)}/{label}-<date>-<time>.zip"
 
 
+def restore_safety_target(room_name: str) -> str:
+    """Where restoring into `room_name` saves that room first (a room to be made by
+    the restore has nothing to save: then any room's folder, as a pattern)."""
+    room = Room.objects.filter(name=room_name).first()
+    if room is None:
+        return "room_backups/<room>/before-restore-<date>-<time>.zip"
+    return backup_target(room, "before-restore")
+
+
+def backup_at(path: Path) -> RoomBackup:
+    """The index's record of a backup file just written (`export`)."""
+    return RoomBackup.objects.get(path=path.relative_to(backups.backup_dir()).as_posix())
+
+
 def invite_link(request: HttpRequest, key: str) -> str:
     """The browser table's link that joins with `key` (in the fragment, which never
     reaches a server or a referrer, and which the page removes from the address)."""

@@ -22,3 +22,66 @@ BROWSER_TESTS = [
     needs("chromium", "Debian's chromium drives these pages (.ci/run installs it)"),
     pytest.mark.skipif(hosted_profile(), reason="browser pages are tested on the embedded profile"),
 ]
+
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+TIMEOUT = 20_000
+
+
+def seated(browser, server, key: str, language: str = "en", viewport: dict | None = None, **options):
+    """A page of a fresh browser context joined at the table with `key`, its page in
+    `language` (`options` go to the context: `has_touch`, `is_mobile` ...). Close its
+    `context` when done. Errors the page throws are kept in its `errors` list."""
+    context = browser.new_context(viewport=viewport or DESKTOP, **options)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(f"{server.ws_url.replace('ws://', 'http://')}#lang={language}&key={key}")
+    page.locator("#table-screen").wait_for(state="visible")
+    return page
+
+
+def shoot(page, folder: Path, screen: str, language: str) -> None:
+    """A screenshot of `page` as `<screen>-<language>-<width>.png` in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{screen}-{language}-{page.viewport_size['width']}.png"))
+
+
+def console_login(browser, server, operator: tuple[str, str], viewport: dict, locale: str = "en-US"):
+    """A page of the operator console, logged in as `operator`, at `viewport`'s size and
+    asking for `locale` (the console follows the browser's language); the page and the
+    server's HTTP base."""
+    page = browser.new_context(viewport=viewport, locale=locale).new_page()
+    page.set_default_timeout(20_000)
+    base = server.ws_url.replace("ws://", "http://").rstrip("/")
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", operator[0])
+    page.fill("#id_password", operator[1])
+    page.click("input[type=submit]")
+    page.locator("#user-tools").wait_for()
+    return page, base
+
+
+# What sticks out past the right edge of the window: the outermost such elements, to
+# name in a failure (a page wider than the window scrolls sideways on a phone).
+OVERFLOW_JS = """() => {
+  const width = window.innerWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const box = el.getBoundingClientRect();
+    if (box.width && box.right > width + 1 && !out.some(o => o.contains(el))) out.push(el);
+  }
+  return {scroll: document.documentElement.scrollWidth, width,
+          culprits: out.slice(0, 5).map(el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+            + (typeof el.className === 'string' ? '.' + el.className.replaceAll(' ', '.') : '')
+            + ' ' + Math.round(el.getBoundingClientRect().right))};
+}"""
+
+
+def horizontal_overflow(page) -> str:
+    """ "" when the page fits its window's width, else how wide it is and what sticks out."""
+    seen = page.evaluate(OVERFLOW_JS)
+    if seen["scroll"] <= seen["width"]:
+        return ""
+    return f"{seen['scroll']} px wide in {seen['width']}: {', '.join(seen['culprits'])}"

@@ -18,11 +18,11 @@ import math
 import queue
 import re
 import struct
-import sys
 import threading
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from loreweaver.testing.local_http import JsonHandler, LocalServer, QuietServer
 
 
 @dataclass(frozen=True)
@@ -67,18 +67,8 @@ class Status:
 Part = Text | Tool | Usage | Drop | Wait | Status
 
 
-class _QuietServer(ThreadingHTTPServer):
-    """A client that goes away mid-request (a server process killed on purpose) is
-    not the provider's error: no traceback for a reset connection."""
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
-
-
 @dataclass
-class FakeLlm:
+class FakeLlm(LocalServer):
     """The scripted provider. `replies` are streamed completions, in order; `lines`
     answer unstreamed completions (NPC voices)."""
 
@@ -89,7 +79,7 @@ class FakeLlm:
     # What an images request gets: a PNG inline, a link to it, or an error status.
     image_answer: str = "b64_json"  # b64_json | url | 500
     picture: bytes = field(default_factory=lambda: png(8, 8, (180, 40, 40)))
-    server: ThreadingHTTPServer | None = None
+    server: QuietServer | None = None
     # Streamed when no scripted reply is queued (a long run answers every turn alike);
     # None: wait for one to be scripted.
     standing_reply: list[Part] | None = None
@@ -104,7 +94,7 @@ class FakeLlm:
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def script(self, *parts: Part) -> None:
         """Queue one streamed reply."""
@@ -117,13 +107,7 @@ class FakeLlm:
     def start(self) -> FakeLlm:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # each event is its own small write
-
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
                 if self.path == "/files/picture.png":
                     self.send_response(200)
@@ -141,8 +125,7 @@ class FakeLlm:
                     self._json(404, {"error": {"message": "not found"}})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                request = json.loads(self.rfile.read(length) or b"{}")
+                request = json.loads(self._body() or b"{}")
                 request["authorization"] = self.headers.get("Authorization")
                 if fake.keep_requests:
                     fake.requests.append(request)
@@ -181,34 +164,20 @@ class FakeLlm:
                     self._json(500, {"error": {"message": "the painter is out"}})
                     return
                 if fake.image_answer == "url":
-                    port = fake.server.server_address[1] if fake.server else 0
-                    item = {"url": f"http://127.0.0.1:{port}/files/picture.png"}
+                    item = {"url": f"http://127.0.0.1:{fake.port}/files/picture.png"}
                 else:
                     item = {"b64_json": base64.b64encode(fake.picture).decode()}
                 self._json(200, {"created": 0, "data": [item]})
 
-            def _json(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
             def _event(self, payload: dict | str) -> None:
                 data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-                chunk = f"data: {data}\n\n".encode()
-                self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                self.wfile.flush()
+                self._chunk(f"data: {data}\n\n")
 
             def _stream(self, parts: list[Part]) -> None:
                 if parts and isinstance(parts[0], Status):
                     self._json(parts[0].code, {"error": {"message": parts[0].message, "type": "error"}})
                     return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
+                self._start_events()
                 tool_index = 0
                 finish = "stop"
                 for part in parts:
@@ -258,18 +227,10 @@ class FakeLlm:
                         return
                 self._event(_chunk({}, finish))
                 self._event("[DONE]")
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
+                self._end_events()
 
-        self.server = _QuietServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
 
     def chat_requests(self) -> list[dict]:
         """The chat-completion requests received so far."""

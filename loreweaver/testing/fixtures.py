@@ -31,6 +31,8 @@ LONGEST_FIRST = [
     "loreweaver/wire/tests/test_a_cold_start_admits_every_join.py",  # hosted profile only
     "loreweaver/ops/tests/test_health_and_safe_defaults.py",
     "loreweaver/console/tests/test_console_in_the_browser.py",
+    "loreweaver/console/tests/test_every_console_page_fits_a_phone.py",
+    "rooms/tests/test_backup_integrity.py",
     "keeper/tests/test_campaign_memory.py",
     "loreweaver/table/tests/test_playing_in_the_browser.py",
     "loreweaver/table/tests/test_the_sample_adventure_in_the_browser.py",

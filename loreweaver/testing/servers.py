@@ -426,10 +426,10 @@ def coordination_of(env: ServerEnv):
 
 
 @contextlib.asynccontextmanager
-async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else"):
-    """Hold `room`'s turn from the test process, as another server process would: with
-    a heartbeat of its own, so the servers know the holder is alive (hosted only)."""
-    coordination = coordination_of(env)
+async def heartbeating(coordination: Coordination):
+    """The test process alive to `coordination`, as a server process is: its heartbeat
+    sent now and every PROCESS_HEARTBEAT_SECONDS until the block ends. A single beat
+    lapses after PROCESS_TTL, which a test on a loaded machine may outlast."""
 
     async def beat() -> None:
         while True:
@@ -439,10 +439,18 @@ async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else
     await coordination.process_heartbeat()
     beating = asyncio.create_task(beat())
     try:
-        async with coordination.room_turn(room_id_of(env, room), actor):
-            yield coordination
+        yield coordination
     finally:
         beating.cancel()
+
+
+@contextlib.asynccontextmanager
+async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else"):
+    """Hold `room`'s turn from the test process, as another server process would: with
+    a heartbeat of its own, so the servers know the holder is alive (hosted only)."""
+    coordination = coordination_of(env)
+    async with heartbeating(coordination), coordination.room_turn(room_id_of(env, room), actor):
+        yield coordination
 
 
 def dedicated_server(**overrides: str):

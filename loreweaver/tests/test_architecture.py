@@ -191,3 +191,32 @@ def test_every_frame_type_a_client_sends_has_its_handler():
     from loreweaver.wire.protocol.inbound import KNOWN_TYPES
 
     assert set(HANDLERS) == set(KNOWN_TYPES)
+
+
+# The modules that may touch the environment other than through the settings, and why.
+ENVIRONMENT_READERS = {
+    "base.env": "the classes the settings read; a bad value's message quotes the variable as given",
+    "loreweaver.settings": "reads base/env.py's classes once, for every other module",
+    "loreweaver.asgi": "names the settings module, before there are settings",
+    "base.failpoints": "fault injection for the tests, armed in the base layer, below the settings",
+    "loreweaver.wire.self_update": "hands the whole environment, unread, to the process that replaces it",
+}
+
+
+def _touches_the_environment(tree: ast.AST) -> bool:
+    names = {"environ", "getenv", "environb"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in names and ast.unparse(node.value) == "os":
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "os" and {a.name for a in node.names} & names:
+            return True
+    return False
+
+
+def test_the_environment_is_read_through_the_settings():
+    # A module reading os.environ itself can disagree with the server it runs in (the
+    # settings take names in any case, drop spaces, read a blank list as empty).
+    readers = {
+        module for module, path in MODULES.items() if _touches_the_environment(ast.parse(path.read_text()))
+    }
+    assert readers <= set(ENVIRONMENT_READERS), sorted(readers - set(ENVIRONMENT_READERS))

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every script of bench/ with a command line, except the profile reader (a tool).
+# Every script of bench/ with a command line, except the profile readers (tools).
+TOOLS = {"profile_summary.py", "profile_phases.py"}
 BENCHMARKS = sorted(
     path.name
     for path in (ROOT / "bench").glob("*.py")
-    if "__main__" in path.read_text() and path.name != "profile_summary.py"
+    if "__main__" in path.read_text() and path.name not in TOOLS
 )
 
 

@@ -83,6 +83,13 @@ def copy_of_the_code(tmp_path_factory) -> Path:
             "from ..table import views",
             "loreweaver.console.story -> loreweaver.table.views",
         ),
+        # The wire asks the game's services; it never reads a model itself.
+        (
+            "loreweaver/wire/sidequest_opening.py",
+            "from keeper.models import Story",
+            "loreweaver.wire.sidequest_opening -> keeper.models",
+        ),
+        ("rooms/guests.py", "from loreweaver.wire import hub", "rooms.guests -> loreweaver.wire.hub"),
     ],
 )
 def test_an_import_against_the_layers_breaks_a_contract(copy_of_the_code, path, line, named):

@@ -21,12 +21,14 @@ from base import frames
 from base.i18n import _, say
 from keeper import forge, skill_catalog
 from keeper.llm import config as llm_config
+from keeper.llm import grants
 from keeper.llm.endpoints import EndpointRefused, refusal_in
 from keeper.llm.providers import CATALOG, OFFLINE
 from keeper.rules.packs import BUILT_IN, catalog
 from loreweaver.wire.protocol import inbound
 from rooms import backups, services
-from rooms.models import AccessKey, Role, Room
+from rooms.choices import Role
+from rooms.held_keys import HeldKey, room_keys_held
 
 MESSAGES = {
     "forbidden": _("Only a keeper of this room may do that."),
@@ -68,7 +70,7 @@ def _utc(moment: datetime.datetime | None) -> str | None:
     return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
 
 
-def _key_entry(key: AccessKey, room_name: str) -> dict:
+def _key_entry(key: HeldKey, room_name: str) -> dict:
     return {
         "id": key.public_id,
         "key_masked": key.key_masked,
@@ -81,7 +83,7 @@ def _key_entry(key: AccessKey, room_name: str) -> dict:
 
 
 def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
-    keys = services.room_keys(room_id=admin.room_id)
+    keys = room_keys_held(admin.room_id)
     frame = frames.admin_reply("admin_keys", keys=[_key_entry(k, admin.room_name) for k in keys])
     if minted is not None:
         frame["minted"] = {
@@ -93,10 +95,6 @@ def _roster(admin: Admin, minted: services.MintedKey | None = None) -> dict:
             "expires_at": _utc(minted.access_key.expires_at),
         }
     return frame
-
-
-def _find(admin: Admin, key_id: str) -> AccessKey | None:
-    return services.room_key_by_public_id(room_id=admin.room_id, public_id=key_id)
 
 
 def _list_keys(frame: inbound.AdminListKeys, admin: Admin) -> dict:
@@ -122,27 +120,23 @@ def _mint_key(frame: inbound.AdminMintKey, admin: Admin) -> dict:
 def _update_key(frame: inbound.AdminUpdateKey, admin: Admin) -> dict:
     if frame.room not in (None, "", admin.room_name):
         return admin.error("forbidden", "other_room")
-    key = _find(admin, frame.id)
-    if key is None:
-        return admin.error("not_found")
     try:
-        services.key_update(access_key=key, name=frame.name, role=frame.role)
+        found = services.room_key_update(
+            room_id=admin.room_id, public_id=frame.id, name=frame.name, role=frame.role
+        )
     except services.LastKeeperError:
         return admin.error("last_keeper")
     except services.KeyAdminError as exc:
         return admin.error("bad_request", detail=exc.message(admin.locale))
-    return _roster(admin)
+    return _roster(admin) if found else admin.error("not_found")
 
 
 def _delete_key(frame: inbound.AdminDeleteKey, admin: Admin) -> dict:
-    key = _find(admin, frame.id)
-    if key is None:
-        return admin.error("not_found")
     try:
-        services.key_delete(access_key=key)
+        found = services.room_key_delete(room_id=admin.room_id, public_id=frame.id)
     except services.LastKeeperError:
         return admin.error("last_keeper")
-    return _roster(admin)
+    return _roster(admin) if found else admin.error("not_found")
 
 
 def _room_op(action: str, room: str, counts: backups.RoomCounts, **extra: object) -> dict:
@@ -206,9 +200,8 @@ def _import_room(frame: inbound.AdminImportRoom, admin: Admin) -> dict:
 def _delete_room_data(frame: inbound.AdminDeleteRoomData, admin: Admin) -> dict:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
-    room = Room.objects.get(pk=admin.room_id)
-    path = backups.new_backup_path(room, frame.path) if frame.backup is not False else None
-    counts = backups.room_delete_data(room, backup=path)
+    backup = frame.backup is not False
+    counts, path = backups.keeper_delete_data(admin.room_id, backup=backup, name=frame.path)
     return _room_op("delete", admin.room_name, counts, path=_relative(path) if path else None)
 
 
@@ -216,7 +209,7 @@ def _reset_room(frame: inbound.AdminResetRoom, admin: Admin) -> dict:
     if frame.room != admin.room_name:
         return admin.error("forbidden", "other_room")
     scope = frame.scope or "story"
-    counts = backups.room_reset(Room.objects.get(pk=admin.room_id), scope)
+    counts = backups.keeper_reset(admin.room_id, scope)
     return _room_op("reset", admin.room_name, counts, scope=scope)
 
 
@@ -238,11 +231,19 @@ def _imagegen_status(room_id: int) -> dict:
         "base_url": image.base_url,
         "model": image.model,
         "size": image.size,
-        "api_key_masked": llm_config.mask(image.api_key),
+        "api_key_masked": image.key_masked,
         "has_key": bool(image.api_key),
         "configured": image.configured,
         "saved_providers": llm_config.saved_providers(room_id),
     }
+
+
+def _subscription_status(current: llm_config.LlmConfig) -> str:
+    """ "logged_in" / "logged_out" on a subscription path (the room's own sign-in, and
+    the operator letting rooms use it), "" on the API-key path."""
+    if not current.subscription:
+        return ""
+    return "logged_in" if current.signed_in else "logged_out"
 
 
 def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
@@ -260,7 +261,7 @@ def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
         override_active=llm_config.override_active(admin.room_id),
         imagegen=_imagegen_status(admin.room_id),
         using_demo=not current.usable,
-        subscription_status="",
+        subscription_status=_subscription_status(current),
     )
 
 
@@ -389,7 +390,7 @@ async def generate(frame: inbound.AdminGenerate, admin: Admin) -> dict:
 
     try:
         text = await asyncio.to_thread(forge.draft, config, frame.kind, frame.description)
-    except (openai.OpenAIError, EndpointRefused) as exc:
+    except (openai.OpenAIError, EndpointRefused, grants.SignedOut) as exc:
         refused = refusal_in(exc)
         why = refused.message(admin.locale) if refused else exc.__class__.__name__
         return _generated(frame.kind, forge.Generated(False, error=f"the model did not answer ({why})"))

@@ -1,4 +1,5 @@
-"""State that every server process must agree on: presence, rate limits, the turn queue.
+"""State that every server process must agree on: presence, rate limits, the turn queue,
+structured rounds' deadlines.
 
 It lives in the cache, never in a module global: Redis when REDIS_URL is set (every
 daphne worker and the Iroh sidecar see the same keys), the local-memory cache in the
@@ -7,7 +8,9 @@ store (`loreweaver.wire.stores`) with two implementations. Presence is a hash pe
 room, one field per connection, changed without a lock. The steps on every input's
 path (a rate-limit take, drawing, claiming and releasing a turn) are single atomic
 operations of the store: one Lua script, one round trip, on Redis; only skipping a
-dead ticket in the turn queue takes a short mutex (SET NX on Redis).
+dead ticket in the turn queue takes a short mutex (SET NX on Redis, released by a
+compare-and-delete script, so only by its own holder). Times that processes compare
+are the store's clock (`Store.now`), never a process's own.
 """
 
 from __future__ import annotations
@@ -137,23 +140,24 @@ class Coordination:
             waiters[min(waiters)].set()
 
     @asynccontextmanager
-    async def mutex(self, name: str) -> AsyncIterator[None]:
+    async def mutex(self, name: str, ttl: float = MUTEX_TTL) -> AsyncIterator[None]:
         """Hold a short cross-process lock around a read-modify-write of shared keys.
 
-        The lock expires by itself after MUTEX_TTL seconds, so a killed holder cannot
-        wedge a room.
+        The lock expires by itself after `ttl` seconds, so a killed holder cannot wedge
+        a room. Its release is one compare-and-delete of the store: a holder that
+        outlived its lock (a stall) leaves the next holder's in place.
         """
         key = f"mutex:{name}"
         token = uuid.uuid4().hex
         delay = 0.0005
-        while not await self.store.add(key, token, MUTEX_TTL):
+        while not await self.store.lock(key, token, ttl):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.005)
         try:
             yield
         finally:
-            if await self.store.get(key) == token:
-                await self.store.delete(key)
+            if not await self.store.unlock(key, token):
+                log.warning("mutex %s expired before its holder released it", name)
 
     # --- process liveness -------------------------------------------------------------------
 
@@ -282,29 +286,30 @@ class Coordination:
         key = f"turn:{room_id}:serving"
         state = await self.store.get(key)
         if state is None:
-            await self.store.add(key, {"ticket": 1, "since": time.time()}, None)
+            await self.store.add(key, {"ticket": 1, "since": await self.store.now()}, None)
             state = await self.store.get(key)
         return state
 
     async def _serve_next(self, room_id: int, ticket: int) -> None:
-        await self.store.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
+        serving = {"ticket": ticket + 1, "since": await self.store.now()}
+        await self.store.set(f"turn:{room_id}:serving", serving, None)
 
     async def _ticket_dead(self, room_id: int, serving: dict) -> bool:
         """Whether the ticket being served will never run or never finish: its process
         died (or its lease lapsed), its waiter gave up, or nobody owns it because the
         store lost its data after it was drawn."""
-        ticket, waited = serving["ticket"], time.time() - serving["since"]
+        ticket = serving["ticket"]
         lease = await self.store.get(f"turn:{room_id}:lease")
         if lease is not None and lease.get("ticket") == ticket:
             return not await self._alive(lease.get("process", ""))
         owner = await self.store.get(f"turn:{room_id}:owner:{ticket}")
         if owner == GAVE_UP:
             return True
-        if owner is None:
-            return waited > TURN_OWNER_GRACE
-        if not await self._alive(owner):
+        if owner is not None and not await self._alive(owner):
             return True
-        return waited > TURN_CLAIM_GRACE
+        # How long it has been served, on the store's clock (that `since` is on).
+        waited = await self.store.now() - serving["since"]
+        return waited > (TURN_OWNER_GRACE if owner is None else TURN_CLAIM_GRACE)
 
     async def _draw_ticket(self, room_id: int) -> int:
         return await self.store.draw_ticket(room_id, PROCESS_ID)
@@ -473,6 +478,47 @@ class Coordination:
             if dead and dead.get("ticket") == serving["ticket"] and dead.get("busy"):
                 self.cut_off[room_id] = dead.get("actor", "")
             return True
+
+    # --- structured rounds' deadlines ------------------------------------------------------
+
+    # One hash, a field per room with an open round: the game's record of the round and
+    # its deadline on the store's clock. Every process reads it, so any live one closes a
+    # round whose time is up, whichever process opened it (`loreweaver/wire/round_clock.py`).
+    # It is written and cleared only by a holder of the room's turn.
+
+    async def round_deadline_set(self, room_id: int, round_id: str, record: dict, seconds: float) -> None:
+        """Keep the room's open round `round_id` (`record`) due in `seconds`, unless that
+        round is kept already: its time counts from its first line."""
+        kept = await self.round_deadline(room_id)
+        if kept is None or kept["round"] != round_id:
+            due = {"round": round_id, "deadline": await self.store.now() + seconds, "record": record}
+            await self.store.hash_set("rounds", {str(room_id): due})
+
+    async def round_deadline(self, room_id: int) -> dict | None:
+        """The room's kept round (`round`, `deadline`, `record`), None when none is open."""
+        return (await self.store.hash_all("rounds")).get(str(room_id))
+
+    async def round_deadline_clear(self, room_id: int) -> None:
+        """Forget the room's round: answered, or closed by its time."""
+        await self.store.hash_delete("rounds", [str(room_id)])
+
+    async def rounds_due(self) -> dict[int, dict]:
+        """The kept rounds whose deadline has passed, by room."""
+        kept, now = await self.store.hash_all("rounds"), await self.store.now()
+        return {int(room): due for room, due in kept.items() if due["deadline"] <= now}
+
+    @asynccontextmanager
+    async def closing_round(self, room_id: int, ttl: float) -> AsyncIterator[bool]:
+        """Take the room's round-closing lock, if no process holds it: whether this one
+        closes the round (the others leave it be). It lapses after `ttl` seconds, so a
+        closer that died leaves the round to the next look."""
+        key, token = f"round:{room_id}:closing", uuid.uuid4().hex
+        mine = await self.store.lock(key, token, ttl)
+        try:
+            yield mine
+        finally:
+            if mine:
+                await self.store.unlock(key, token)
 
     async def mark_busy(self, room_id: int) -> None:
         """Mark the turn this process holds in the room as a Keeper turn, so members

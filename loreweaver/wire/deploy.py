@@ -5,11 +5,11 @@ check). Also how to name this Python in a hint that a person will paste."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core import checks
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
@@ -24,7 +24,9 @@ def hosted_problems() -> list[str]:
     if not settings.DATABASE_URL:
         return []
     problems = []
-    secret = os.environ.get("DJANGO_SECRET_KEY", "")
+    # Read as the settings read them (base/env.py: names in any case, spaces dropped, a
+    # blank list empty), so what is checked is what the server runs with.
+    secret = "" if settings.SECRET_KEY_GENERATED else settings.SECRET_KEY
     if not secret:
         problems.append(
             "DJANGO_SECRET_KEY is not set: every process of a hosted table needs the same secret. Set it "
@@ -35,7 +37,7 @@ def hosted_problems() -> list[str]:
             f"DJANGO_SECRET_KEY is a default or shorter than {SHORTEST_SECRET} characters: admin sessions "
             "and signed links would be forgeable. Set a long random value (secrets.token_urlsafe(50))."
         )
-    if not os.environ.get("DJANGO_ALLOWED_HOSTS"):
+    if settings.ALLOWED_HOSTS_DEFAULTED or not settings.ALLOWED_HOSTS:
         problems.append(
             "DJANGO_ALLOWED_HOSTS is not set: name the host names the table is served under, comma-separated "
             "(e.g. DJANGO_ALLOWED_HOSTS=table.example.org,localhost)."
@@ -85,3 +87,9 @@ def unmigrated_problem() -> str | None:
         f"The database is not migrated ({len(pending)} migration(s) to apply). "
         f"Run: {python_command()} manage.py migrate"
     )
+
+
+def has_superuser() -> bool:
+    """Whether someone can already log in to the console (the start then stops telling
+    the operator to create the first login)."""
+    return get_user_model().objects.filter(is_superuser=True, is_active=True).exists()

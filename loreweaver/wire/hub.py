@@ -63,7 +63,7 @@ from base import failpoints, frames
 from keeper.state import RoomRead, current_room
 from loreweaver.wire import bus, coordination
 from packs import services as pack_services
-from rooms.models import Audience
+from rooms.choices import Audience
 from rooms.services import NOTICE_MAX
 
 log = logging.getLogger(__name__)

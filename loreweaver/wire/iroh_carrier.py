@@ -5,22 +5,32 @@ newline-delimited compact JSON; every further bidirectional stream is one media
 transfer. Framing only: control lines go to the shared `SessionCore`, media headers
 to `loreweaver.wire.media_channel`.
 
-The endpoint's secret key is kept in the data dir and the endpoint binds a fixed UDP
-port by default (`DEFAULT_BIND`), so the ticket (the endpoint's id and its addresses)
-stays the same across restarts: an invitation sent yesterday still reaches it on a LAN
-without relays.
+The endpoint's secret key is kept in the data dir and the endpoint binds fixed UDP
+ports by default (`DEFAULT_BIND`, and its IPv6 counterpart), and the ticket carries only
+addresses of sockets bound where they were asked to be, so the ticket (the endpoint's
+id and its addresses) stays the same across restarts whatever addresses the machine
+has: an invitation sent yesterday still reaches it on a LAN without relays.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import iroh
-from iroh import Endpoint, EndpointOptions, EndpointTicket, IrohError, RelayMode, SecretKey
+from iroh import (
+    Endpoint,
+    EndpointAddr,
+    EndpointOptions,
+    EndpointTicket,
+    IrohError,
+    RelayMode,
+    SecretKey,
+)
 
 from loreweaver.wire import iroh_bytes, media_channel, self_update
 from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
@@ -43,6 +53,47 @@ TICKET_FILE = "iroh-ticket.txt"
 # Where the endpoint listens when no `TRPG_IROH__BIND` is set (compose publishes it). A
 # port someone else holds is left to them: the endpoint takes a free one and says so.
 DEFAULT_BIND = "0.0.0.0:4433"
+
+
+def ipv6_counterpart(bind: str) -> str:
+    """The IPv6 address an IPv4 `host:port` implies when `TRPG_IROH__BIND6` is unset:
+    every interface for `0.0.0.0`, loopback for a loopback address, at the same port;
+    empty for any other host (the endpoint's IPv6 socket then takes a free port, and the
+    ticket leaves it out)."""
+    host, _, port = bind.rpartition(":")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return ""
+    if address.version != 4:
+        return ""
+    if address.is_unspecified:
+        return f"[::]:{port}"
+    if address.is_loopback:
+        return f"[::1]:{port}"
+    return ""
+
+
+def _family(address: str) -> int:
+    """4 or 6: the IP version of a `host:port` (IPv6 hosts come in brackets)."""
+    return 6 if address.startswith("[") else 4
+
+
+class _Preset(iroh.Preset):
+    """The n0 preset, with or without relays, plus the IPv6 socket's address: without
+    one, Iroh binds IPv6 on a free port, a new one at every start."""
+
+    def __init__(self, *, relay: bool, bind6: str) -> None:
+        self.relay = relay
+        self.bind6 = bind6
+
+    def apply(self, builder: iroh.EndpointBuilder) -> None:
+        if self.relay:
+            builder.apply_n0()
+        else:
+            builder.apply_n0_disable_relay()
+        if self.bind6:
+            builder.bind_addr(self.bind6)
 
 
 def load_secret(data_dir: Path) -> bytes:
@@ -260,12 +311,14 @@ class IrohCarrier:
         data_dir: Path,
         relay: bool,
         bind: str = "",
+        bind6: str = "",
         join_timeout: float,
         on_ticket: Callable[[str], None] | None = None,
     ) -> None:
         self.data_dir = data_dir
         self.relay = relay
         self.bind = bind
+        self.bind6 = bind6
         self.join_timeout = join_timeout
         self.on_ticket = on_ticket
         self.endpoint: Endpoint | None = None
@@ -276,28 +329,13 @@ class IrohCarrier:
 
     async def start(self) -> str:
         """Bind the endpoint, write the ticket file, and return the ticket."""
-        options = EndpointOptions(
-            preset=iroh.preset_n0() if self.relay else iroh.preset_n0_disable_relay(),
-            secret_key=load_secret(self.data_dir),
-            alpns=[ALPN],
+        self.endpoint, families = await self._bind()
+        sockets = self.endpoint.bound_sockets()
+        self_update.plan.iroh_bound(
+            next((s for s in sockets if _family(s) == 4), sockets[0]),
+            next((s for s in sockets if _family(s) == 6), "") if 6 in families else "",
         )
-        if not self.relay:
-            options.relay_mode = RelayMode.disabled()
-        options.bind_addr = self.bind or DEFAULT_BIND
-        try:
-            self.endpoint = await Endpoint.bind(options)
-        except IrohError as exc:
-            if self.bind or "in use" not in exc.message():
-                raise  # an address the operator chose is theirs to free
-            log.warning(
-                "UDP %s is in use: the Iroh endpoint takes a free port, so its ticket changes "
-                "on every start; set TRPG_IROH__BIND to a free host:port to keep it",
-                DEFAULT_BIND,
-            )
-            options.bind_addr = DEFAULT_BIND.rpartition(":")[0] + ":0"
-            self.endpoint = await Endpoint.bind(options)
-        self_update.plan.iroh_bound(self.endpoint.bound_sockets()[0])
-        self.ticket = str(EndpointTicket.from_addr(self.endpoint.addr()))
+        self.ticket = str(EndpointTicket.from_addr(self._ticket_addr(families)))
         path = self.data_dir / TICKET_FILE
         temporary = path.with_name(path.name + ".tmp")
         temporary.write_text(self.ticket + "\n")
@@ -305,6 +343,63 @@ class IrohCarrier:
         if self.on_ticket is not None:
             self.on_ticket(self.ticket)
         return self.ticket
+
+    async def _bind_at(self, bind: str, bind6: str) -> Endpoint:
+        options = EndpointOptions(
+            preset=_Preset(relay=self.relay, bind6=bind6),
+            secret_key=load_secret(self.data_dir),
+            alpns=[ALPN],
+            bind_addr=bind,
+        )
+        if not self.relay:
+            options.relay_mode = RelayMode.disabled()
+        return await Endpoint.bind(options)
+
+    async def _bind(self) -> tuple[Endpoint, set[int]]:
+        """The bound endpoint and the IP versions whose sockets were bound where asked
+        (the ticket carries only those: another socket's port changes at every start)."""
+        bind = self.bind or DEFAULT_BIND
+        implied = "" if self.bind6 else ipv6_counterpart(bind)
+        bind6 = self.bind6 or implied
+        try:
+            return await self._bind_at(bind, bind6), {_family(bind), *([_family(bind6)] if bind6 else [])}
+        except IrohError as exc:
+            failure = exc
+        if implied:
+            # A host without IPv6, or its port taken: the IPv6 socket was only implied.
+            try:
+                endpoint = await self._bind_at(bind, "")
+            except IrohError as exc:
+                failure = exc
+            else:
+                reason = failure.message().splitlines()[-1].strip()
+                # A port someone holds is worth a warning; a host without IPv6 (most
+                # containers) is not, or every start there would warn.
+                log.log(
+                    logging.WARNING if "in use" in reason else logging.INFO,
+                    "The Iroh endpoint could not bind IPv6 %s (%s): its ticket carries no IPv6 "
+                    "address; set TRPG_IROH__BIND6 to a free [host]:port to add one",
+                    implied,
+                    reason,
+                )
+                return endpoint, {_family(bind)}
+        if self.bind or "in use" not in failure.message():
+            raise failure  # an address the operator chose is theirs to free
+        log.warning(
+            "UDP %s is in use: the Iroh endpoint takes a free port, so its ticket changes "
+            "on every start; set TRPG_IROH__BIND to a free host:port to keep it",
+            DEFAULT_BIND,
+        )
+        bind = DEFAULT_BIND.rpartition(":")[0] + ":0"
+        families = {4, *([6] if self.bind6 else [])}
+        return await self._bind_at(bind, self.bind6), families
+
+    def _ticket_addr(self, families: set[int]) -> EndpointAddr:
+        """The endpoint's address with only the direct addresses of the given IP versions."""
+        assert self.endpoint is not None
+        addr = self.endpoint.addr()
+        kept = [a for a in addr.direct_addresses() if _family(a) in families]
+        return EndpointAddr(addr.id(), addr.relay_url(), kept)
 
     async def serve(self) -> None:
         """Accept connections until the endpoint closes."""

@@ -14,6 +14,21 @@ that the layer's own connection leaves out:
 - `group_send` answers how many processes the message reached (Redis's PUBLISH count).
 - Its connections are named `<prefix>-bus-<pid>` (`CLIENT LIST` shows whose they are).
 
+This leans on names channels-redis keeps private, so the library is pinned exactly
+(requirements.txt) and
+`tests/test_the_room_bus_relies_only_on_channels_redis_internals_it_checks.py` fails
+when one of them changes (their signatures, and a hash of each method's source this
+module replaces or depends on); read the library's change, adapt this module, update
+the test. The names:
+
+- `RedisSingleShardConnection`: replaced `_ensure_redis` and `_do_receiving` (and the
+  public `publish`, `subscribe`); called `_ensure_receiver`, `_receive_message`; read
+  `_redis`, `_pubsub`, `_lock`, `_subscribed_to`.
+- `RedisPubSubLoopLayer`: set `_shards` (ours for its own), replaced the public `group_send`;
+  called `_get_group_channel_name`, `_get_shard`.
+- `RedisPubSubChannelLayer`: replaced `_get_layer`; read `_layers`, `_args`, `_kwargs`.
+- `channels_redis.utils`: called `_wrap_close`.
+
 Embedded: `RoomMemoryLayer`, the in-memory layer, without its copy of every message
 (a room message is plain data that nobody changes once sent) and without expiring a
 group membership (a room can stay open for days).

@@ -3,7 +3,8 @@
 - Access keys: a deleted key (or one moved to another room) closes its sessions with
   `bad_key`; a rename or a role change welcomes them again as they are now. Whatever
   changes a key (an admin frame, the operator console, a cascade when a room is
-  deleted) goes through the model, so the model's signals are where this listens.
+  deleted) goes through the model, whose signals the table turns into its own
+  `access_key_changed` (`rooms/signals.py`).
 - A room's story replaced (a reset, a restored backup, deleted data), by whichever
   door it came: every member gets a fresh `state{reset:true}`.
 - What a room's members see edited in the operator console (a character, an NPC, the
@@ -14,6 +15,10 @@
 
 Each announcement goes out once the change is committed, on the room's group
 (`loreweaver.wire.hub`).
+
+Only the table's and the packs' own signals are listened to, never a model's: the
+app that owns a model says what its rows' changes mean (as `rooms` does for keys), so
+the wire names no model and the layers below import nothing of the wire.
 """
 
 from __future__ import annotations
@@ -23,13 +28,10 @@ from collections.abc import Awaitable, Callable
 
 from asgiref.sync import async_to_sync
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
 
 from loreweaver.wire import hub
-from packs.models import InstalledPack
 from packs.signals import room_panels_changed
-from rooms.models import AccessKey, Room
-from rooms.signals import room_edited, room_story_replaced
+from rooms.signals import access_key_changed, room_edited, room_story_replaced
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +43,8 @@ def _announce(publish: Callable[..., Awaitable[None]], room_id: int, *args: obje
         log.warning("room=%s change not announced: %r", room_id, exc)
 
 
-def key_changed(sender: type, instance: AccessKey, created: bool = False, **kwargs: object) -> None:
-    """A key was saved or deleted: tell its sessions once the transaction commits."""
-    if created:
-        return  # nobody has joined with a key that did not exist
-    room_id, key_id = instance.room_id, instance.pk
+def key_changed(sender: type, room_id: int, key_id: int, **kwargs: object) -> None:
+    """A key was changed or deleted: tell its sessions once the transaction commits."""
     transaction.on_commit(lambda: _announce(hub.publish_key_changed, room_id, key_id))
 
 
@@ -68,8 +67,7 @@ def panels_changed(sender: type, room_id: int, **kwargs: object) -> None:
 
 def connect() -> None:
     """Listen to the table's changes (called once, when the app is ready)."""
-    post_save.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.saved")
-    post_delete.connect(key_changed, sender=AccessKey, dispatch_uid="wire.key.deleted")
-    room_story_replaced.connect(story_replaced, sender=Room, dispatch_uid="wire.story.replaced")
+    access_key_changed.connect(key_changed, dispatch_uid="wire.key.changed")
+    room_story_replaced.connect(story_replaced, dispatch_uid="wire.story.replaced")
     room_edited.connect(edited_by_operator, dispatch_uid="wire.room.edited")
-    room_panels_changed.connect(panels_changed, sender=InstalledPack, dispatch_uid="wire.panels.changed")
+    room_panels_changed.connect(panels_changed, dispatch_uid="wire.panels.changed")

@@ -23,7 +23,6 @@ from channels.db import database_sync_to_async
 from base import metrics
 from loreweaver.wire import hub
 from media_store import services
-from media_store.models import MediaItem
 from packs import services as pack_services
 
 HEADER_LIMIT = 64 * 1024
@@ -72,16 +71,25 @@ class MediaStream(Protocol):
     async def finish(self) -> None: ...
 
 
-def get_header(item: MediaItem) -> dict:
+def get_header(item: services.StoredFile) -> dict:
+    """The header line (or message) that answers a `get` of `item`."""
     return {"op": "get", "hash": item.sha256, "size": item.size, "mime": item.mime, "name": item.name}
 
 
-async def announce(room_id: int, item: MediaItem) -> None:
+class Announced(Protocol):
+    """A stored file as its announcement needs it (a `services.StoredFile`)."""
+
+    id: int
+
+    def as_frame(self) -> dict: ...
+
+
+async def announce(room_id: int, item: Announced) -> None:
     """Tell the room about a stored file (a history entry, replayed at join)."""
     await hub.publish(room_id, item.as_frame(), row=("media", item.id))
 
 
-async def pieces_of(item: MediaItem) -> AsyncIterator[bytes]:
+async def pieces_of(item: services.StoredFile) -> AsyncIterator[bytes]:
     """The stored blob in 64 KiB pieces, each read off the event loop."""
     reader = services.read_pieces(item)
     try:
@@ -121,7 +129,7 @@ class MediaRequests:
 
     async def _find(self, sha256: str) -> _Found:
         try:
-            item = await database_sync_to_async(services.find)(self.uploader.room_id, sha256)
+            item = await database_sync_to_async(services.find_file)(self.uploader.room_id, sha256)
             return _Found(get_header(item), pieces_of(item))
         except services.MediaError:
             if sha256 not in self.pack_hashes():
@@ -136,8 +144,8 @@ class MediaRequests:
     async def _begin(self, header: dict) -> services.Upload:
         return await asyncio.to_thread(services.Upload, self.uploader, header.get("upload_id") or "")
 
-    async def _finish(self, upload: services.Upload) -> MediaItem:
-        item = await database_sync_to_async(upload.finish)()
+    async def _finish(self, upload: services.Upload) -> services.StoredFile:
+        item = await database_sync_to_async(services.finish_file)(upload)
         metrics.MEDIA_BYTES.labels("stored").inc(item.size)
         await announce(self.uploader.room_id, item)
         return item

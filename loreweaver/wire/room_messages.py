@@ -1,6 +1,12 @@
-"""What a connection does with each message its room sends over the hub (`room.*`):
-a mixin of `SessionCore`, one method per message type, which uses the session's own
+"""What a connection shows of its room, and what it does with each message its room
+sends over the hub (`room.*`): a mixin of `SessionCore`, which uses the session's own
 state (its seat, what it has shown, its snapshot of the room) and ways of sending.
+
+Room messages are dispatched by name, as Channels dispatches a consumer's: a message
+of type `room.presence` is handled by the method `room_presence` of this class (only
+of this class: no other attribute of a session answers to a message's name), and a
+type with no method is logged and ignored, so a newer process's message does not
+break an older one's sessions during an upgrade.
 
 A room whose story was replaced (a restore, `.save load`, a reset) is shown to each
 member at once, as on a join: the `state{reset:true}` that clears the client's story,
@@ -10,16 +16,27 @@ their rolls, the room's media and audio), the room's panels and a fresh state.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from channels.db import database_sync_to_async
 
 from base import frames, metrics
-from keeper.state import RoomRead
-from loreweaver.wire import hub, shutdown
+from keeper.kp.keepers import images_configured, offline_keeper_plays
+from keeper.kp.tools import chosen_language
+from keeper.state import RoomRead, Viewer, build_state
+from loreweaver.wire import coordination, hub, shutdown
 from loreweaver.wire.protocol.messages import disconnect_notice, notice
-from loreweaver.wire.seats import DeliveredRows, Seat, encoded_for
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, join_replay
+from media_store.services import Uploader
+from packs import panels as panel_rules
 from packs import services as pack_services
+from rooms import held_keys
+from rooms.selectors import Replay
+
+log = logging.getLogger("loreweaver.wire.session")
+
+RoomHandler = Callable[["RoomMessages", Seat, dict], Awaitable[None]]
 
 
 def replaced_notice(told: dict, locale: str) -> str | None:
@@ -34,20 +51,33 @@ def replaced_notice(told: dict, locale: str) -> str | None:
     return None
 
 
-class RoomMessages:
-    """The room's messages to one connection (see the module docstring)."""
+def handler_for(message_type: str) -> RoomHandler | None:
+    """The method of `RoomMessages` that handles a room message of `message_type`
+    (`room.x` is handled by `room_x`); None when there is none."""
+    if not message_type.startswith("room."):
+        return None
+    return getattr(RoomMessages, message_type.replace(".", "_"), None)
 
-    async def _on_room_message(self, message: dict) -> None:
+
+class RoomMessages:
+    """What one connection shows of its room, and the room's messages to it (see the
+    module docstring). Every method named `room_<type>` handles a message type."""
+
+    async def on_room_message(self, message: dict) -> None:
+        """Handle one message of the room, by its type's name."""
         seat = self.seat
         if seat is None:
             return
-        handler = _HANDLERS.get(message.get("type", ""))
-        if handler is not None:
-            await handler(self, seat, message)
-        elif shutdown.is_our_goodbye(message):
-            await self.say_goodbye()
+        message_type = message.get("type", "")
+        handler = handler_for(message_type)
+        if handler is None:
+            log.warning("connection=%s ignored a room message of type %r", self.connection_id, message_type)
+            return
+        await handler(self, seat, message)
 
-    async def _room_frame(self, seat: Seat, message: dict) -> None:
+    # --- the room's messages, by type ------------------------------------------------------
+
+    async def room_frame(self, seat: Seat, message: dict) -> None:
         row = tuple(message["row"]) if message.get("row") else None
         if row is not None:
             if row in self._delivered:
@@ -57,13 +87,13 @@ class RoomMessages:
             metrics.FRAMES_OUT.labels(message["frame"]["type"]).inc()
             self._enqueue(encoded_for(message, self.locale))
 
-    async def _room_presence(self, seat: Seat, message: dict) -> None:
+    async def room_presence(self, seat: Seat, message: dict) -> None:
         # Party presence changed, so each viewer also gets its own fresh state.
         if message.get("except") != self.connection_id:
             self._online = await hub.online_reads.read(seat.room_id, message.get("refresh"))
             self._send_presence_and_state(seat)
 
-    async def _room_state(self, seat: Seat, message: dict) -> None:
+    async def room_state(self, seat: Seat, message: dict) -> None:
         self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
         self._send_presence(only_if_changed=True)  # the roster names each member's character
         state = self._state(seat)
@@ -82,11 +112,11 @@ class RoomMessages:
         self._send_manifest(seat)
         self.send(self._state(seat))
 
-    async def _room_manifest(self, seat: Seat, message: dict) -> None:
+    async def room_manifest(self, seat: Seat, message: dict) -> None:
         self._manifests = {"player": message["player"], "keeper": message["keeper"]}
         self._send_manifest(seat)
 
-    async def _room_round(self, seat: Seat, message: dict) -> None:
+    async def room_round(self, seat: Seat, message: dict) -> None:
         told = getattr(self.carrier, "round_status", None)  # a carrier with its own words for it
         if told is not None:
             await told(message["actor"], message["waiting"])
@@ -96,37 +126,132 @@ class RoomMessages:
                 frames.system(notice("round_waiting", self.locale, actor=message["actor"], names=names))
             )
 
-    async def _room_panel_event(self, seat: Seat, message: dict) -> None:
+    async def room_panel_event(self, seat: Seat, message: dict) -> None:
         if message["frame"]["panel"] in self.panel_ids:
             self.send(message["frame"])
 
-    async def _room_key(self, seat: Seat, message: dict) -> None:
+    async def room_key(self, seat: Seat, message: dict) -> None:
         if message.get("key") == seat.key_id:
             await self._key_changed(seat)
 
-    async def _room_disconnect(self, seat: Seat, message: dict) -> None:
+    async def room_disconnect(self, seat: Seat, message: dict) -> None:
         if message.get("member_id") == seat.member.member_id:
             text = disconnect_notice(message.get("minutes") or 0, self.locale)
             await self.deliver_then_close(frames.system(text, "warn"))
 
-    async def _room_resync(self, seat: Seat, message: dict) -> None:
+    async def room_resync(self, seat: Seat, message: dict) -> None:
         await self._catch_up(seat)
 
-    async def _room_language(self, seat: Seat, message: dict) -> None:
+    async def room_language(self, seat: Seat, message: dict) -> None:
         # From now on every server line this member reads is in the room's new language
         # (its announcement, already written in it, follows on the bus).
-        self.room_language = message.get("language") or ""
+        self.room_locale = message.get("language") or ""
 
+    async def room_restart(self, seat: Seat, message: dict) -> None:
+        # A process stopping says goodbye to its own members; another's is not ours.
+        if shutdown.is_our_goodbye(message):
+            await self.say_goodbye()
 
-_HANDLERS: dict[str, Callable[[RoomMessages, Seat, dict], Awaitable[None]]] = {
-    "room.frame": RoomMessages._room_frame,
-    "room.presence": RoomMessages._room_presence,
-    "room.state": RoomMessages._room_state,
-    "room.manifest": RoomMessages._room_manifest,
-    "room.round": RoomMessages._room_round,
-    "room.panel_event": RoomMessages._room_panel_event,
-    "room.key": RoomMessages._room_key,
-    "room.disconnect": RoomMessages._room_disconnect,
-    "room.resync": RoomMessages._room_resync,
-    "room.language": RoomMessages._room_language,
-}
+    # --- what the connection shows of its room ------------------------------------------------
+
+    async def _replay(self, seat: Seat) -> Replay:
+        answers = getattr(self.carrier, "replays_answers", False)  # SideQuest's page keeps nothing
+        return await database_sync_to_async(join_replay)(seat, answers=answers)
+
+    def _show(self, replay: Replay) -> None:
+        """Send the replay's frames this connection has not been shown yet."""
+        for frame, row in zip(replay.frames, replay.rows, strict=True):
+            if row is not None:
+                if row in self._delivered:
+                    continue
+                self._delivered.add(row)
+            # A replay (or a catch-up) is one burst the server makes, however long the
+            # operator's TRPG_REPLAY__ENTRIES: it never counts as a client falling behind.
+            self._enqueue(encode(frames.for_viewer(frame, self.locale)), live=False)
+
+    def _send_manifest(self, seat: Seat) -> None:
+        panels = self._manifests["keeper" if seat.is_keeper else "player"]
+        self.panel_ids = frozenset(panel["id"] for panel in panels)
+        self.pack_hashes = panel_rules.hashes_in(panels)
+        self.send(frames.ui_manifest(panels))
+
+    def _send_presence_and_state(self, seat: Seat) -> None:
+        self._send_presence()
+        self.send(self._state(seat))
+
+    async def _read_room_now(self, seat: Seat) -> None:
+        """Read who is online and the room itself, fresh."""
+        self._online = await hub.online_reads.read(seat.room_id, None)
+        self._adopt(await database_sync_to_async(hub.take_snapshot)(seat.room_id))
+
+    def _adopt(self, snapshot: hub.Snapshot) -> None:
+        """Keep `snapshot` unless this connection has already seen a newer one."""
+        if self._snapshot is None or snapshot[0] >= self._snapshot[0]:
+            self._snapshot = snapshot
+
+    async def _catch_up(self, seat: Seat) -> None:
+        """After the layer came back from a failure: the stored lines this connection
+        missed meanwhile, in story order, then where the table stands now."""
+        self._show(await self._replay(seat))
+        if not await coordination.shared().busy_actor(seat.room_id):
+            # A turn that ended during the outage may have lost its `idle`.
+            self.send(frames.turn_idle())
+        await self.read_room_language(seat)
+        await self._read_room_now(seat)
+        self._send_presence_and_state(seat)
+
+    async def read_room_language(self, seat: Seat) -> None:
+        """Read the room's chosen language afresh (at a join, after the story was
+        replaced, after the bus missed messages)."""
+        self.room_locale = await database_sync_to_async(chosen_language)(seat.room_id)
+
+    async def _key_changed(self, seat: Seat) -> None:
+        """This connection's access key changed: closed when it is gone (or moved to
+        another room); welcomed again as the key is now when renamed or re-roled."""
+        now = await self.current_seat()
+        if now is None or now == seat:
+            return
+        self.seat = now
+        assert self._media is not None
+        self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
+        await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
+        offline = await offline_keeper_plays(now.room_id)
+        imagegen = await images_configured(now.room_id)
+        self.send(now.welcome(self.locale, demo=False, imagegen=imagegen, offline=offline))
+        self._send_manifest(now)  # a keeper's panels come and go with the role
+        # Everyone, this connection included, gets the new presence and its own state.
+        await hub.publish_presence_changed(now.room_id)
+
+    async def current_seat(self) -> Seat | None:
+        """The seat as the access key gives it now; None (and the connection closing
+        with `bad_key`) when the key was deleted or moved to another room."""
+        seat = self.seat
+        if seat is None:
+            return None
+        access_key = await database_sync_to_async(held_keys.key_now)(seat.key_id)
+        if access_key is None or access_key.room_id != seat.room_id:
+            log.info("connection=%s key revoked; closing", self.connection_id)
+            await self.fail("bad_key", message_key="key_revoked")
+            return None
+        return Seat.of(access_key)
+
+    def _send_presence(self, *, only_if_changed: bool = False) -> None:
+        sheets = self._snapshot[1].sheets if self._snapshot is not None else []
+        presence = hub.presence_frame(self._online, sheets)
+        if not (only_if_changed and presence == self._presence_sent):
+            self._presence_sent = presence
+            self.send(presence)
+
+    def screen_language(self, locale: str) -> None:
+        """The viewer's own screen changed language (`viewer_locale`): a fresh `state`
+        with its labels in it."""
+        self.viewer_locale = locale
+        if self.seat is not None and self._snapshot is not None:
+            self.send(self._state(self.seat))
+
+    def _state(self, seat: Seat) -> dict:
+        assert self._snapshot is not None, "a joined connection has read its room"
+        # The viewer's own screen language: the protocol resolves Resource labels per viewer.
+        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.viewer_locale)
+        online = [(m.member_id, m.name) for m, _carriers in self._online]
+        return build_state(room=self._snapshot[1], viewer=viewer, online=online)

@@ -17,9 +17,10 @@ from django.db.utils import InterfaceError, OperationalError
 from base import frames
 from base.version import PROTOCOL_VERSION, SERVER_NAME, VERSION
 from loreweaver.wire import coordination
-from media_store.selectors import media_replay
-from rooms import selectors
-from rooms.models import AccessKey, Audience, Room
+from media_store import selectors
+from rooms.choices import Audience
+from rooms.held_keys import HeldKey
+from rooms.selectors import Replay
 
 log = logging.getLogger("loreweaver.wire.session")
 
@@ -87,18 +88,22 @@ class Seat:
         return self.is_keeper or (bool(named) and named == self.member.member_id)
 
     @classmethod
-    def of(cls, access_key: AccessKey) -> Seat:
-        """The seat an access key gives (as the key is now)."""
+    def of(cls, access_key: HeldKey) -> Seat:
+        """The seat an access key gives (as the key was read)."""
         member = coordination.Member(access_key.member_id, access_key.name, access_key.role)
-        return cls(access_key.room_id, access_key.room.name, member, access_key.pk)
+        return cls(access_key.room_id, access_key.room_name, member, access_key.key_id)
 
-    def welcome(self, locale: str, *, demo: bool, imagegen: bool) -> dict:
-        """The `welcome` frame of this seat, with the features this member may use."""
+    def welcome(self, locale: str, *, demo: bool, imagegen: bool, offline: bool = False) -> dict:
+        """The `welcome` frame of this seat, with the features this member may use;
+        `offline_keeper` (an addition) when no model is connected, so a client can say
+        the narration is the offline Keeper's rather than an AI's."""
         features = ["media", "audio"]
         if imagegen:
             features.append("imagegen")
         if demo:
             features.append("demo")
+        if offline:
+            features.append("offline_keeper")
         if self.is_keeper and settings.TRPG_UPDATE_COMMAND and settings.TRPG_ALLOW_REMOTE_UPDATE:
             features.append("update")
         return frames.welcome(
@@ -151,15 +156,12 @@ def encode(frame: dict) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
-def join_replay(seat: Seat, *, answers: bool = False) -> selectors.Replay:
+def join_replay(seat: Seat, *, answers: bool = False) -> Replay:
     """What `seat` is shown before its state: the story (with the commands' answers to
     the table when `answers`), then the media library."""
-    replay = selectors.replay_for(
-        room=Room(pk=seat.room_id), member_id=seat.member.member_id, is_keeper=seat.is_keeper, answers=answers
+    return selectors.join_replay(
+        seat.room_id, member_id=seat.member.member_id, is_keeper=seat.is_keeper, answers=answers
     )
-    for frame, row in media_replay(seat.room_id):
-        replay.add(frame, row)
-    return replay
 
 
 def encoded_for(message: dict, locale: str) -> str:

@@ -47,9 +47,12 @@ class RestartPlan:
             del argv[index : index + 2]
         self.argv = [*argv, "--port", str(port)]
 
-    def iroh_bound(self, address: str) -> None:
-        """Pin the Iroh endpoint to the address it actually bound."""
+    def iroh_bound(self, address: str, address6: str = "") -> None:
+        """Pin the Iroh endpoint to the addresses it actually bound (IPv6 only when its
+        ticket carries it), so the restarted server's ticket is the same."""
         self.environment["TRPG_IROH__BIND"] = address
+        if address6:
+            self.environment["TRPG_IROH__BIND6"] = address6
 
 
 plan = RestartPlan()

@@ -25,7 +25,7 @@ from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
 from base import frames
-from loreweaver.wire import hub, self_update, shutdown
+from loreweaver.wire import hub, round_clock, self_update, shutdown
 from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
 from loreweaver.wire.media_channel import HEADER_LIMIT
 from loreweaver.wire.process import (
@@ -263,6 +263,7 @@ class TableServer(Server):
         loop = asyncio.get_event_loop()
         report_outages_as_warnings(loop)
         self._background.append(loop.create_task(hub.Upkeep().run()))
+        self._background.append(loop.create_task(round_clock.RoundClock().run()))
         if self._iroh is not None:
             self._background.append(loop.create_task(self._iroh.serve()))
 

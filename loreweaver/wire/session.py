@@ -23,19 +23,15 @@ from django.conf import settings
 from django.utils import timezone
 
 from base import failpoints, frames, logs, metrics
-from keeper.kp.keepers import bot_on, demo_offered, images_configured
-from keeper.kp.tools import chosen_language
-from keeper.state import Viewer, build_state
+from keeper.kp.keepers import bot_on, demo_offered, images_configured, offline_keeper_plays
 from loreweaver.wire import admission, coordination, handlers, hub, media_channel, seats
 from loreweaver.wire.protocol import inbound
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.room_messages import RoomMessages
-from loreweaver.wire.seats import DeliveredRows, Seat, encode, join_replay, log_failure
+from loreweaver.wire.seats import DeliveredRows, Seat, encode, log_failure
 from media_store.services import MediaError, Uploader
-from packs import panels as panel_rules
 from packs import services as pack_services
-from rooms import keystore, selectors, services
-from rooms.models import AccessKey
+from rooms.held_keys import HeldKey, key_at_join
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +95,7 @@ class SessionCore(RoomMessages):
         self.join_locale = self.viewer_locale = settings.TRPG_LOCALE
         # The room's language when its keeper chose one (`.language`): the story's
         # language for every member, kept current by `room.language` messages.
-        self.room_language = ""
+        self.room_locale = ""
         # Bounded by hand (`_enqueue`): live frames beyond TRPG_SEND_QUEUE_FRAMES mean the
         # client stopped reading; a replay is as long as the operator made it.
         self._outbox: asyncio.Queue = asyncio.Queue()
@@ -128,7 +124,7 @@ class SessionCore(RoomMessages):
     def locale(self) -> str:
         """The language every server line of the story is written in for this member:
         the room's when its keeper chose one, else the member's join language."""
-        return self.room_language or self.join_locale
+        return self.room_locale or self.join_locale
 
     # --- carrier-facing ---------------------------------------------------------------
 
@@ -369,7 +365,7 @@ class SessionCore(RoomMessages):
         if frame.locale in LOCALES:
             self.join_locale = self.viewer_locale = frame.locale
         failpoints.hit("join.lookup")
-        access_key: AccessKey | None = await database_sync_to_async(keystore.key_lookup_at_join)(frame.key)
+        access_key = await database_sync_to_async(key_at_join)(frame.key)
         if access_key is None:
             # Every wrong key from a source costs it more time; a right key never waits,
             # and a wrong one waits outside the handshake budget (`admission`).
@@ -378,7 +374,7 @@ class SessionCore(RoomMessages):
                 await asyncio.sleep(delay)
             await self.fail("bad_key")
             return
-        if minutes := access_key.kept_out_minutes(timezone.now()):
+        if minutes := access_key.kept_out_minutes:
             # A join error: a client that rejoins by itself is told why and stops.
             await self.fail("bad_key", message_key="kept_out", minutes=minutes)
             return
@@ -389,7 +385,7 @@ class SessionCore(RoomMessages):
             log_failure(exc, "connection=%s join failed", self.connection_id)
             await self.fail("server_error")
 
-    async def _admit(self, access_key: AccessKey) -> None:
+    async def _admit(self, access_key: HeldKey) -> None:
         self._ticket.seat()
         seat = self.seat = Seat.of(access_key)
         member = seat.member
@@ -415,7 +411,9 @@ class SessionCore(RoomMessages):
 
         demo = seat.is_keeper and await demo_offered(seat.room_id)
         await self.read_room_language(seat)
-        self.send(seat.welcome(self.locale, demo=demo, imagegen=await images_configured(seat.room_id)))
+        offline = await offline_keeper_plays(seat.room_id)
+        imagegen = await images_configured(seat.room_id)
+        self.send(seat.welcome(self.locale, demo=demo, imagegen=imagegen, offline=offline))
         # One read of the room serves the joiner's presence now and its state after the replay;
         # anything that changes meanwhile arrives as a live refresh once the replay is sent.
         await self._read_room_now(seat)
@@ -440,21 +438,6 @@ class SessionCore(RoomMessages):
         """Close the connection when its key runs out (unless the key changed meanwhile)."""
         await asyncio.sleep(max(0.0, (moment - timezone.now()).total_seconds()) + 0.05)
         await self.current_seat()  # an expired key is gone: the connection closes with bad_key
-
-    async def _replay(self, seat: Seat) -> selectors.Replay:
-        answers = getattr(self.carrier, "replays_answers", False)  # SideQuest's page keeps nothing
-        return await database_sync_to_async(join_replay)(seat, answers=answers)
-
-    def _show(self, replay: selectors.Replay) -> None:
-        """Send the replay's frames this connection has not been shown yet."""
-        for frame, row in zip(replay.frames, replay.rows, strict=True):
-            if row is not None:
-                if row in self._delivered:
-                    continue
-                self._delivered.add(row)
-            # A replay (or a catch-up) is one burst the server makes, however long the
-            # operator's TRPG_REPLAY__ENTRIES: it never counts as a client falling behind.
-            self._enqueue(encode(frames.for_viewer(frame, self.locale)), live=False)
 
     @property
     def finished(self) -> asyncio.Task:
@@ -484,93 +467,8 @@ class SessionCore(RoomMessages):
         while True:
             message = await self._inbox.get()
             try:
-                await self._on_room_message(message)
+                await self.on_room_message(message)
             except Exception as exc:
                 # One bad message must not deafen the connection to the rest of the room;
                 # a store that is away for a moment is a warning, not a bug.
                 log_failure(exc, "connection=%s could not handle %s", self.connection_id, message.get("type"))
-
-    def _send_manifest(self, seat: Seat) -> None:
-        panels = self._manifests["keeper" if seat.is_keeper else "player"]
-        self.panel_ids = frozenset(panel["id"] for panel in panels)
-        self.pack_hashes = panel_rules.hashes_in(panels)
-        self.send(frames.ui_manifest(panels))
-
-    def _send_presence_and_state(self, seat: Seat) -> None:
-        self._send_presence()
-        self.send(self._state(seat))
-
-    async def _read_room_now(self, seat: Seat) -> None:
-        """Read who is online and the room itself, fresh."""
-        self._online = await hub.online_reads.read(seat.room_id, None)
-        self._adopt(await database_sync_to_async(hub.take_snapshot)(seat.room_id))
-
-    def _adopt(self, snapshot: hub.Snapshot) -> None:
-        """Keep `snapshot` unless this connection has already seen a newer one."""
-        if self._snapshot is None or snapshot[0] >= self._snapshot[0]:
-            self._snapshot = snapshot
-
-    async def _catch_up(self, seat: Seat) -> None:
-        """After the layer came back from a failure: the stored lines this connection
-        missed meanwhile, in story order, then where the table stands now."""
-        self._show(await self._replay(seat))
-        if not await coordination.shared().busy_actor(seat.room_id):
-            # A turn that ended during the outage may have lost its `idle`.
-            self.send(frames.turn_idle())
-        await self.read_room_language(seat)
-        await self._read_room_now(seat)
-        self._send_presence_and_state(seat)
-
-    async def read_room_language(self, seat: Seat) -> None:
-        """Read the room's chosen language afresh (at a join, after the story was
-        replaced, after the bus missed messages)."""
-        self.room_language = await database_sync_to_async(chosen_language)(seat.room_id)
-
-    async def _key_changed(self, seat: Seat) -> None:
-        """This connection's access key changed: closed when it is gone (or moved to
-        another room); welcomed again as the key is now when renamed or re-roled."""
-        now = await self.current_seat()
-        if now is None or now == seat:
-            return
-        self.seat = now
-        assert self._media is not None
-        self._media.uploader = Uploader(now.room_id, now.member.member_id, now.member.name)
-        await coordination.shared().presence_add(now.room_id, self.connection_id, now.member)
-        self.send(now.welcome(self.locale, demo=False, imagegen=await images_configured(now.room_id)))
-        self._send_manifest(now)  # a keeper's panels come and go with the role
-        # Everyone, this connection included, gets the new presence and its own state.
-        await hub.publish_presence_changed(now.room_id)
-
-    async def current_seat(self) -> Seat | None:
-        """The seat as the access key gives it now; None (and the connection closing
-        with `bad_key`) when the key was deleted or moved to another room."""
-        seat = self.seat
-        if seat is None:
-            return None
-        access_key = await database_sync_to_async(services.key_holder)(seat.key_id)
-        if access_key is None or access_key.room_id != seat.room_id:
-            log.info("connection=%s key revoked; closing", self.connection_id)
-            await self.fail("bad_key", message_key="key_revoked")
-            return None
-        return Seat.of(access_key)
-
-    def _send_presence(self, *, only_if_changed: bool = False) -> None:
-        sheets = self._snapshot[1].sheets if self._snapshot is not None else []
-        presence = hub.presence_frame(self._online, sheets)
-        if not (only_if_changed and presence == self._presence_sent):
-            self._presence_sent = presence
-            self.send(presence)
-
-    def screen_language(self, locale: str) -> None:
-        """The viewer's own screen changed language (`viewer_locale`): a fresh `state`
-        with its labels in it."""
-        self.viewer_locale = locale
-        if self.seat is not None and self._snapshot is not None:
-            self.send(self._state(self.seat))
-
-    def _state(self, seat: Seat) -> dict:
-        assert self._snapshot is not None, "a joined connection has read its room"
-        # The viewer's own screen language: the protocol resolves Resource labels per viewer.
-        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.viewer_locale)
-        online = [(m.member_id, m.name) for m, _carriers in self._online]
-        return build_state(room=self._snapshot[1], viewer=viewer, online=online)

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from base.i18n import _, say
 from keeper.commands import Caller, keeper_refusal
+from keeper.sidequest_services import background_of, newest_lore_id
 from loreweaver.wire import sidequest_replay as replays
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
 from loreweaver.wire.protocol.sidequest import (
@@ -39,21 +40,21 @@ from loreweaver.wire.session import PRE_JOIN_LIMIT, SessionCore
 from loreweaver.wire.sidequest_commands import ClientCommands
 from loreweaver.wire.sidequest_creation import CharacterCreation
 from loreweaver.wire.sidequest_lobby import world_of_game
+from loreweaver.wire.sidequest_opening import OpeningScene
 from loreweaver.wire.sidequest_table import (
     audio_cue,
-    background_of,
     character_state,
     dice_line,
     footnotes,
     guest_seat_allowed,
     items_depleted,
     items_gained,
-    last_lore_id,
     map_update,
     media_link,
     message,
     party_member,
     plain_text,
+    public_origin,
     quest_log,
     quests_completed,
     quests_opened,
@@ -83,7 +84,7 @@ _UNPLAYABLE_NOTICE = _(
 )
 
 
-class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
+class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSocketCarrier):
     """A SideQuest client on `/ws`: a carrier for `SessionCore` that speaks the
     contract on the client's side.
 
@@ -298,7 +299,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             await self._slash(text)
             return
         self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], False
-        self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
+        self.lore_before = await database_sync_to_async(newest_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
@@ -326,7 +327,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             self.you = frame["you"]
             # Footnotes count as new only for facts established after the join.
             if self.session.seat is not None:
-                self.lore_before = await database_sync_to_async(last_lore_id)(self.session.seat.room_id)
+                self.lore_before = await database_sync_to_async(newest_lore_id)(self.session.seat.room_id)
         elif kind == "error":
             fatal = frame.get("code") in _FATAL
             if self.mine is not None and not fatal:
@@ -435,6 +436,8 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
             if self.replaced:
                 await self._narrate(self.replaced)
                 self.replaced = ""
+            elif self.creation is None:
+                await self._open_story()  # ready, in a room whose story has not begun
         scene = (state.get("scene") or {}).get("name", "")
         if scene and scene != self.scene and not first:
             await self._send(message("CHAPTER_MARKER", {"title": scene, "location": scene}))
@@ -553,11 +556,8 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, WebSocketCarrier):
         )
 
     def _image(self, frame: dict) -> dict:
-        headers = dict(self.scope.get("headers") or [])
-        host = headers.get(b"host", b"").decode("latin-1") or "localhost"
-        scheme = "https" if self.scope.get("scheme") == "wss" else "http"
         return {
-            "url": f"{scheme}://{host}{media_link(self.session.seat.room_id, frame['hash'])}",
+            "url": public_origin(self.scope) + media_link(self.session.seat.room_id, frame["hash"]),
             "description": frame.get("name", ""),
             "handout": True,
             "render_id": frame.get("id", ""),

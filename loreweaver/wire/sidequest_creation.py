@@ -10,6 +10,7 @@ import json
 from channels.db import database_sync_to_async
 
 from base.i18n import _
+from keeper.sidequest_services import make_word
 from loreweaver.wire.protocol.sidequest import Creation
 from loreweaver.wire.sidequest_table import (
     CREATION_STEPS,
@@ -17,7 +18,6 @@ from loreweaver.wire.sidequest_table import (
     creation_answer,
     creation_confirmation,
     creation_scene,
-    make_word,
     message,
 )
 
@@ -105,6 +105,7 @@ class CharacterCreation:
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
         # The table's line for it (what the others saw, and what a reloaded page is told).
         await self._narrate(told[0])
+        await self._open_story()  # the story has not begun: its opening ends the wait
 
     async def _creation_step(self) -> None:
         """The scene creation is at, or the confirmation once every scene is answered."""

@@ -13,7 +13,6 @@ import hmac
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.utils import translation
 from django.utils.text import slugify
@@ -22,23 +21,24 @@ from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
 from base.i18n import _, say
-from keeper.models import TableSettings
+from keeper.sidequest_services import OpenRoom, open_room, open_rooms, start_game
 from loreweaver.wire import coordination
 from loreweaver.wire.protocol.sidequest import parse_new_game
-from loreweaver.wire.sidequest_table import allowed_per_hour, genre_of, genres
-from rooms.guests import GuestRefused, player_game_room
-from rooms.models import Role, Room
+from loreweaver.wire.sidequest_table import allowed_per_hour, genres
+from rooms.choices import Role
+from rooms.guests import GuestRefused
+from rooms.sidequest_services import turns_played
 
 
-def game_slug(room: Room) -> str:
+def game_slug(room: OpenRoom) -> str:
     """The slug the current client names `room` by: readable, and unguessable."""
-    token = hmac.new(settings.SECRET_KEY.encode(), f"sidequest-game:{room.pk}".encode(), hashlib.sha256)
+    token = hmac.new(settings.SECRET_KEY.encode(), f"sidequest-game:{room.id}".encode(), hashlib.sha256)
     return f"{slugify(room.name) or 'room'}-{token.hexdigest()[:16]}"
 
 
-def room_of_game(slug: str) -> Room | None:
+def room_of_game(slug: str) -> OpenRoom | None:
     """The open room `slug` names (None for any other slug, or a room since closed)."""
-    for room in Room.objects.filter(open_to_all=True):
+    for room in open_rooms():
         if hmac.compare_digest(game_slug(room), slug):
             return room
     return None
@@ -54,18 +54,15 @@ def rich_genres() -> dict[str, dict]:
     """`GET /api/genres` for the current client: each genre with its open rooms as
     world objects."""
     listed: dict[str, dict] = {}
-    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
-    for room in open_rooms.order_by("name"):
-        genre = genre_of(room)
+    for room in open_rooms():
         entry = listed.setdefault(
-            genre, {"name": genre.replace("_", " ").title(), "description": "", "worlds": []}
+            room.genre, {"name": room.genre.replace("_", " ").title(), "description": "", "worlds": []}
         )
-        story = getattr(room, "story", None)
         entry["worlds"].append(
             {
                 "slug": room.name,
                 "name": room.name,
-                "description": story.module_title if story and story.module_title else "",
+                "description": room.module_title,
                 "era": None,
                 "setting": None,
                 "inspirations": [],
@@ -82,11 +79,11 @@ def genres_view(request: HttpRequest) -> JsonResponse:
     return JsonResponse(rich_genres() if settings.TRPG_SIDEQUEST_CLIENT == "current" else genres())
 
 
-def _game(room: Room, *, resumed: bool, player_name: str | None = None) -> dict:
+def _game(room: OpenRoom, *, resumed: bool, player_name: str | None = None) -> dict:
     return {
         "slug": game_slug(room),
         "mode": "multiplayer",
-        "genre_slug": genre_of(room),
+        "genre_slug": room.genre,
         "world_slug": room.name,
         "resumed": resumed,
         "player_name": player_name,
@@ -130,8 +127,8 @@ async def games_view(request: HttpRequest) -> JsonResponse:
         refill_seconds=LOBBY_REFILL_TIMES * settings.TRPG_RATE_REFILL_SECONDS,
     ):
         return _too_many(request, _("Too many requests from your address; wait a minute and try again."))
-    world = await sync_to_async(_open_world)(asked.world_slug)
-    if world is None or genre_of(world) != asked.genre_slug:
+    world = await sync_to_async(open_room)(asked.world_slug)
+    if world is None or world.genre != asked.genre_slug:
         return JsonResponse({"detail": f"no world {asked.world_slug} in {asked.genre_slug}"}, status=404)
     if not (settings.TRPG_SIDEQUEST_PLAYERS_START_GAMES and asked.force_new):
         return JsonResponse(_game(world, resumed=True, player_name=asked.player_name))
@@ -141,24 +138,10 @@ async def games_view(request: HttpRequest) -> JsonResponse:
             request, _("You started {count} games this hour; join one of them, or try later."), count=per_hour
         )
     try:
-        started = await sync_to_async(_start)(world)
+        started = await sync_to_async(start_game)(world)
     except GuestRefused as full:
         return _too_many(request, full.text, **full.values)
     return JsonResponse(_game(started, resumed=False, player_name=asked.player_name), status=201)
-
-
-def _open_world(name: str) -> Room | None:
-    return Room.objects.filter(name=name, open_to_all=True).select_related("table_settings").first()
-
-
-def _start(world: Room) -> Room:
-    """A new room open to any name, in the world's genre and rule system."""
-    with transaction.atomic():
-        room = player_game_room(world=world, genre=genre_of(world))
-        system = TableSettings.objects.filter(room=world).values_list("system", flat=True).first()
-        if system:
-            TableSettings.objects.update_or_create(room=room, defaults={"system": system})
-    return room
 
 
 @require_GET
@@ -177,29 +160,27 @@ async def sessions_view(request: HttpRequest) -> JsonResponse:
     rooms = await sync_to_async(_open_rooms)(request.GET.get("genre"))
     shared = coordination.shared()
     sessions = []
-    for room, genre, slug in rooms:
-        players = [m for m in await shared.online_members(room.pk) if m.role != Role.KEEPER]
+    for room in rooms:
+        players = [m for m in await shared.online_members(room.id) if m.role != Role.KEEPER]
         if not players:
             continue
-        table, story = getattr(room, "table_settings", None), getattr(room, "story", None)
+        slug = game_slug(room)
         sessions.append(
             {
                 "session_key": slug,
-                "genre": genre,
+                "genre": room.genre,
                 "world": room.name,
                 "session_id": slug,
                 # Names only: a member's id stays inside the server (the client's ids are names too).
                 "players": [{"player_id": m.name, "display_name": m.name} for m in players],
-                "current_turn": 0,
-                "current_location": story.scene_name if story else "",
-                "turn_mode": "structured" if table and table.turn_mode == "structured" else "free_play",
+                "current_turn": await sync_to_async(turns_played)(room.id),
+                "current_location": room.scene_name,
+                "turn_mode": "structured" if room.structured else "free_play",
             }
         )
     return JsonResponse({"sessions": sessions})
 
 
-def _open_rooms(genre: str | None) -> list[tuple[Room, str, str]]:
-    """The open rooms (of `genre`, when asked), each with its genre and game slug."""
-    open_rooms = Room.objects.filter(open_to_all=True).select_related("table_settings", "story")
-    listed = [(room, genre_of(room), game_slug(room)) for room in open_rooms]
-    return [entry for entry in listed if genre in (None, entry[1])]
+def _open_rooms(genre: str | None) -> list[OpenRoom]:
+    """The open rooms (of `genre`, when asked)."""
+    return [room for room in open_rooms() if genre in (None, room.genre)]

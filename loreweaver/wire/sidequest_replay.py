@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from keeper.chronicle import is_aside
-from rooms.models import TranscriptEntry
+from rooms.sidequest_services import lines_by_frame
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,8 @@ def story_lines(frame_ids: list[str], member_id: str) -> StoryLines:
     """The numbers of the story lines `frame_ids` and which of them are `member_id`'s
     (by who played them, whatever they were called then: a guest may come back under
     another name)."""
-    if not frame_ids:
-        return StoryLines()
-    rows = TranscriptEntry.objects.filter(frame_id__in=frame_ids).values_list("frame_id", "id", "member_id")
     seqs, mine = {}, set()
-    for frame_id, number, player in rows:
+    for frame_id, (number, player) in lines_by_frame(frame_ids).items():
         seqs[frame_id] = number
         if member_id and player == member_id:
             mine.add(frame_id)

@@ -16,12 +16,10 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from base.i18n import _, say
-from keeper import characters, lore
-from keeper.models import UNSEEN_BY_THE_TABLE, ChronicleEntry, LoreEntry, Quest, TableSettings
+from keeper import lore, sidequest_services
 from keeper.rules.packs import catalog
 from loreweaver.wire import coordination
 from media_store import services as media_services
-from rooms.models import SIDEQUEST_GENRE_FALLBACK, SIDEQUEST_GENRE_OF_SYSTEM, Room
 
 
 def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
@@ -29,24 +27,13 @@ def message(kind: str, payload: dict | None = None, player_id: str = "") -> str:
     return json.dumps({"type": kind, "payload": payload or {}, "player_id": player_id}, ensure_ascii=False)
 
 
-def genre_of(room: Room, chosen: str | None = None) -> str:
-    """The SideQuest genre `room` is listed under: the operator's choice (`chosen`
-    stands in for it when given), else its rule system's."""
-    chosen = room.sidequest_genre if chosen is None else chosen
-    if chosen:
-        return chosen
-    table = getattr(room, "table_settings", None)  # rooms listed together select it with them
-    system = table.system if table else "coc7"
-    return SIDEQUEST_GENRE_OF_SYSTEM.get(system, SIDEQUEST_GENRE_FALLBACK)
-
-
 def genres() -> dict[str, dict[str, list[str]]]:
     """`GET /api/genres`: the rooms a SideQuest client can join, by genre. Its connect
     carries no key, so those are the rooms the operator opened to any name; each is a
     world of its genre, and only genres the client knows are ever listed."""
     listed: dict[str, dict[str, list[str]]] = {}
-    for room in Room.objects.filter(open_to_all=True).select_related("table_settings").order_by("name"):
-        listed.setdefault(genre_of(room), {"worlds": []})["worlds"].append(room.name)
+    for room in sidequest_services.open_rooms():
+        listed.setdefault(room.genre, {"worlds": []})["worlds"].append(room.name)
     return dict(sorted(listed.items()))
 
 
@@ -60,6 +47,23 @@ def media_link(room_id: int, sha256: str) -> str:
     """The path of a signed link to one of the room's pictures, for a member of the
     room (the contract's `IMAGE` carries a URL): it names nothing else, and expires."""
     return "/api/media/" + signing.dumps([room_id, sha256], salt=MEDIA_SALT, compress=True)
+
+
+def public_origin(scope: dict) -> str:
+    """Where the links given to this connection point (`scheme://host`): the operator's
+    `TRPG_PUBLIC_URL`; else the connection's own scheme and Host, https when the TLS
+    proxy the operator declared (`TRPG_BEHIND_TLS_PROXY`) says so in `X-Forwarded-Proto`,
+    as Django trusts it for HTTP (anyone can write the header, so only then). Behind a
+    TLS proxy an `http://` link is mixed content a browser refuses to show."""
+    if settings.TRPG_PUBLIC_URL:
+        return settings.TRPG_PUBLIC_URL
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host", b"").decode("latin-1") or "localhost"
+    secure = scope.get("scheme") == "wss"
+    if settings.TRPG_BEHIND_TLS_PROXY:
+        forwarded = headers.get(b"x-forwarded-proto", b"").decode("latin-1")
+        secure = secure or forwarded.split(",")[0].strip().lower() == "https"
+    return f"{'https' if secure else 'http'}://{host}"
 
 
 @require_GET
@@ -87,9 +91,8 @@ def footnotes(room_id: int, text: str, since_id: int) -> tuple[list[dict], int]:
     and the newest entry seen (a later narration's new facts come after it)."""
     notes: list[dict] = []
     newest = since_id
-    shared = LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE)
-    for entry in shared.order_by("id"):
-        summary = f"{entry.title}: {entry.content}"[:300]
+    for entry in sorted(sidequest_services.lore_for_everyone(room_id), key=lambda entry: entry.id):
+        summary = f"{entry.title}: {entry.text}"[:300]
         newest = max(newest, entry.id)
         if entry.id > since_id:
             marker = sum(1 for note in notes if note["is_new"]) + 1  # markers number the new facts
@@ -110,31 +113,28 @@ def journal(room_id: int, category: str | None, sort_by: str) -> list[dict]:
     been and the open quests (never a keeper-only one: neither client generation has
     a quest panel, its journal shows them), each with the turn it was learned at; one
     category when asked, newest first, grouped by category for `sort_by: "category"`."""
-    # The turns the table saw: a hidden roll's is the keepers' alone and moves no number.
-    seen = ChronicleEntry.objects.filter(room_id=room_id).exclude(UNSEEN_BY_THE_TABLE)
-    turns = list(seen.order_by("id").values("scene", "created_at"))
+    turns = sidequest_services.turns_seen(room_id)
 
     def learned(moment: datetime) -> int:
-        return sum(1 for turn in turns if turn["created_at"] <= moment)
+        return sum(1 for _scene, ended in turns if ended <= moment)
 
     entries: list[dict] = []
     if category in (None, "Lore"):
-        for entry in LoreEntry.objects.filter(room_id=room_id, visibility=LoreEntry.Visibility.EVERYONE):
-            content = f"{entry.title}: {entry.content}"
-            entries.append(_fact(f"lore-{entry.id}", content, "Lore", "Discovery", learned(entry.created_at)))
+        for entry in sidequest_services.lore_for_everyone(room_id):
+            content = f"{entry.title}: {entry.text}"
+            entries.append(_fact(f"lore-{entry.id}", content, "Lore", "Discovery", learned(entry.learned_at)))
     if category in (None, "Place"):
         places: dict[str, int] = {}
-        for number, turn in enumerate(turns, start=1):
-            if turn["scene"]:
-                places.setdefault(turn["scene"], number)
+        for number, (scene, _ended) in enumerate(turns, start=1):
+            if scene:
+                places.setdefault(scene, number)
         for index, (place, turn_number) in enumerate(places.items()):
             entries.append(_fact(f"place-{index}", place, "Place", "Observation", turn_number))
     if category in (None, "Quest"):
-        pursued = Quest.objects.filter(room_id=room_id, secret=False, status=Quest.Status.IN_PROGRESS)
-        for quest in pursued.order_by("id"):
-            content = f"{quest.name}: {quest.description}" if quest.description else quest.name
+        for quest in sidequest_services.pursued_quests(room_id):
+            content = f"{quest.title}: {quest.text}" if quest.text else quest.title
             entries.append(
-                _fact(f"quest-{quest.id}", content, "Quest", "Dialogue", learned(quest.created_at))
+                _fact(f"quest-{quest.id}", content, "Quest", "Dialogue", learned(quest.learned_at))
             )
     entries.sort(key=lambda entry: -entry["learned_turn"])  # newest first, stable within a turn
     if sort_by == "category":
@@ -151,11 +151,6 @@ def _fact(fact_id: str, content: str, category: str, source: str, learned_turn: 
         "confidence": "Certain",
         "learned_turn": learned_turn,
     }
-
-
-def last_lore_id(room_id: int) -> int:
-    """The room's newest lore entry (what a turn's new facts come after)."""
-    return LoreEntry.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True).first() or 0
 
 
 async def allowed_per_hour(bucket: str, address: str, per_hour: int) -> bool:
@@ -229,19 +224,6 @@ def creation_confirmation(answers: dict) -> dict:
         "character_preview": preview,
         "choices": [{"label": "Yes", "description": ""}, {"label": "No", "description": ""}],
     }
-
-
-def background_of(room_id: int, member_id: str) -> str:
-    """The background of the member's active character (its sheet's backstory)."""
-    character = characters.active_character(room_id, member_id)
-    return character.background if character else ""
-
-
-def make_word(room_id: int) -> str:
-    """The command that makes a character under the room's rule system (`coc`, `dnd`)."""
-    system = TableSettings.of(room_id).system
-    pack = catalog().packs.get(system)
-    return pack.make_char if pack and pack.make_char else "coc"
 
 
 # --- from the table's frames to the contract's messages ---------------------------

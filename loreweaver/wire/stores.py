@@ -4,14 +4,25 @@ Redis (every process of a hosted table).
 Besides plain reads and writes, a store offers the compound steps on every input's path
 (a rate-limit take, drawing, claiming and releasing a turn) as single atomic operations:
 written once over the plain ones for the local store, where nothing else can run in
-between, and as Lua scripts on Redis, one round trip each.
+between, and as Lua scripts on Redis, one round trip each. Two rules keep the Redis
+store right when processes disagree or stall:
+
+- Times that several processes compare (a bucket's last refill, when a ticket began to
+  be served) are the store's clock (`now`, Redis's `TIME`, read inside the scripts),
+  never a process's own, so a process whose clock is off neither refills a bucket
+  early nor starves it.
+- A lock is released only by the holder whose token it still holds, in one step (a
+  Lua compare-and-delete), so a holder that outlived its lock cannot delete the next
+  holder's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
+import weakref
 from typing import Any
 
 from django.core.cache import cache
@@ -40,6 +51,19 @@ class Store:
     async def hash_set(self, key: str, values: dict[str, Any]) -> None: ...
     async def hash_delete(self, key: str, fields: list[str]) -> None: ...
     async def hash_all(self, key: str) -> dict[str, Any]: ...
+
+    async def now(self) -> float:
+        """The store's clock, in seconds: the one every process compares times on."""
+        return time.time()
+
+    async def lock(self, key: str, token: str, ttl: float) -> bool:
+        """Take the lock at `key` as `token` for `ttl` seconds, if nobody holds it."""
+        ...
+
+    async def unlock(self, key: str, token: str) -> bool:
+        """Release the lock at `key` if `token` still holds it (one atomic step);
+        whether it did. A lock that expired and was taken by another stays theirs."""
+        ...
 
     async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
         """Take one token from every bucket at `keys`, or from none if any is empty."""
@@ -90,8 +114,26 @@ class Store:
         return True
 
 
+# The local store's locks: taking one (add) and releasing one (compare, then delete)
+# are each done under this, so nobody can take a lock between the compare and the
+# delete, from any thread of the process (the admin reads on loops of its own).
+_LOCAL_LOCKS = threading.Lock()
+
+
 class LocalStore(Store):
-    """The local-memory cache, called directly: one process, no thread hop needed."""
+    """The local-memory cache, called directly: one process, no thread hop needed.
+    Its clock is this process's, the only one that uses it."""
+
+    async def lock(self, key: str, token: str, ttl: float) -> bool:
+        with _LOCAL_LOCKS:
+            return cache.add(key, token, ttl)
+
+    async def unlock(self, key: str, token: str) -> bool:
+        with _LOCAL_LOCKS:
+            if cache.get(key) != token:
+                return False
+            cache.delete(key)
+            return True
 
     async def get(self, key: str) -> Any:
         return cache.get(key)
@@ -133,9 +175,17 @@ class LocalStore(Store):
         return cache.get(key) or {}
 
 
-# Values are JSON, as `RedisStore` writes them; times are the caller's clock (`now`).
+# Values are JSON, as `RedisStore` writes them. Times are Redis's own clock (`now()`,
+# from `TIME`, in seconds; defined in every script): every process reads the same one.
+_NOW = """
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
+"""
 _TAKE_TOKENS = """
-local burst, refill, now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local burst, refill, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local now = now()
 local levels = {}
 for i, key in ipairs(KEYS) do
   local tokens, updated = burst, now
@@ -157,7 +207,7 @@ local ticket = redis.call('INCR', KEYS[1])
 redis.call('SET', KEYS[2] .. ticket, ARGV[1], 'EX', ARGV[2])
 return ticket
 """
-# KEYS: mutex, serving, lease. ARGV: ticket, lease JSON, lease ttl, now.
+# KEYS: mutex, serving, lease. ARGV: ticket, lease JSON, lease ttl.
 _CLAIM_TURN = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local raw = redis.call('GET', KEYS[2])
@@ -165,65 +215,95 @@ local serving = 1
 if raw then
   serving = cjson.decode(raw)['ticket']
 else
-  redis.call('SET', KEYS[2], cjson.encode({ticket = 1, since = tonumber(ARGV[4])}))
+  redis.call('SET', KEYS[2], cjson.encode({ticket = 1, since = now()}))
 end
 if serving == tonumber(ARGV[1]) then
   redis.call('SET', KEYS[3], ARGV[2], 'EX', ARGV[3])
 end
 return serving
 """
-# KEYS: mutex, serving, lease, owner. ARGV: ticket, now.
+# KEYS: mutex, serving, lease, owner. ARGV: ticket.
 _RELEASE_TURN = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local ticket = tonumber(ARGV[1])
 local raw = redis.call('GET', KEYS[2])
 if raw and cjson.decode(raw)['ticket'] == ticket then
-  redis.call('SET', KEYS[2], cjson.encode({ticket = ticket + 1, since = tonumber(ARGV[2])}))
+  redis.call('SET', KEYS[2], cjson.encode({ticket = ticket + 1, since = now()}))
 end
 raw = redis.call('GET', KEYS[3])
 if raw and cjson.decode(raw)['ticket'] == ticket then redis.call('DEL', KEYS[3]) end
 redis.call('DEL', KEYS[4])
 return 1
 """
+# KEYS: the lock. ARGV: the token (JSON, as written). Deletes only the holder's own lock.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_SCRIPTS = {
+    name: _NOW + source
+    for name, source in (
+        ("take_tokens", _TAKE_TOKENS),
+        ("draw_ticket", _DRAW_TICKET),
+        ("claim_turn", _CLAIM_TURN),
+        ("release_turn", _RELEASE_TURN),
+        ("unlock", _UNLOCK),
+    )
+}
 
 
 class RedisStore(Store):
-    """Redis through its asyncio client, one connection pool per event loop."""
+    """Redis through its asyncio client, one client (a connection pool) per event loop.
+
+    A client belongs to the loop it was made on (its connections are that loop's), so
+    it is kept by the loop object itself, weakly: never by `id(loop)`, which a later
+    loop can reuse. A client's connections hold on to their loop, so the weak key
+    alone would not let go of a closed loop's; those are dropped whenever a loop makes
+    its client, and their sockets close as they are collected (a closed loop cannot
+    run the client's own close).
+    """
 
     def __init__(self, url: str, prefix: str) -> None:
         self._url = url
         self._prefix = f"{prefix}:coord:"
-        self._clients: dict[int, Any] = {}
-        self._scripts: dict[int, dict[str, Any]] = {}
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, dict[str, Any]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
-    def _client(self) -> Any:
+    def _connection(self) -> tuple[Any, dict[str, Any]]:
+        """This loop's client and its registered scripts, made on first use."""
         import redis.asyncio as aioredis  # loaded only on the hosted profile (start time)
 
         loop = asyncio.get_running_loop()
-        client = self._clients.get(id(loop))
-        if client is None:
+        found = self._per_loop.get(loop)
+        if found is None:
+            for closed in [other for other in list(self._per_loop) if other.is_closed()]:
+                self._per_loop.pop(closed, None)
             client = aioredis.from_url(self._url)
-            self._clients[id(loop)] = client
-            self._scripts[id(loop)] = {
-                name: client.register_script(source)
-                for name, source in (
-                    ("take_tokens", _TAKE_TOKENS),
-                    ("draw_ticket", _DRAW_TICKET),
-                    ("claim_turn", _CLAIM_TURN),
-                    ("release_turn", _RELEASE_TURN),
-                )
-            }
-        return client
+            found = (client, {name: client.register_script(source) for name, source in _SCRIPTS.items()})
+            self._per_loop[loop] = found
+        return found
+
+    def _client(self) -> Any:
+        return self._connection()[0]
 
     def _script(self, name: str) -> Any:
-        self._client()
-        return self._scripts[id(asyncio.get_running_loop())][name]
+        return self._connection()[1][name]
+
+    async def now(self) -> float:
+        seconds, microseconds = await self._client().time()
+        return seconds + microseconds / 1_000_000
+
+    async def lock(self, key: str, token: str, ttl: float) -> bool:
+        value = json.dumps(token)
+        return bool(await self._client().set(self._prefix + key, value, px=int(ttl * 1000), nx=True))
+
+    async def unlock(self, key: str, token: str) -> bool:
+        return bool(await self._script("unlock")(keys=[self._prefix + key], args=[json.dumps(token)]))
 
     async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
         keys = [self._prefix + key for key in keys]
-        return bool(
-            await self._script("take_tokens")(keys=keys, args=[burst, refill_seconds, time.time(), ttl])
-        )
+        return bool(await self._script("take_tokens")(keys=keys, args=[burst, refill_seconds, ttl]))
 
     async def draw_ticket(self, room_id: int, owner: str) -> int:
         keys = [f"{self._prefix}turn:{room_id}:next", f"{self._prefix}turn:{room_id}:owner:"]
@@ -234,7 +314,7 @@ class RedisStore(Store):
             self._prefix + k
             for k in (f"mutex:turn:{room_id}", f"turn:{room_id}:serving", f"turn:{room_id}:lease")
         ]
-        args = [ticket, json.dumps(lease), TURN_LEASE_TTL, time.time()]
+        args = [ticket, json.dumps(lease), TURN_LEASE_TTL]
         serving = int(await self._script("claim_turn")(keys=keys, args=args))
         return None if serving < 0 else serving
 
@@ -248,7 +328,7 @@ class RedisStore(Store):
                 f"turn:{room_id}:owner:{ticket}",
             )
         ]
-        return bool(await self._script("release_turn")(keys=keys, args=[ticket, time.time()]))
+        return bool(await self._script("release_turn")(keys=keys, args=[ticket]))
 
     async def get(self, key: str) -> Any:
         raw = await self._client().get(self._prefix + key)
@@ -291,7 +371,7 @@ class RedisStore(Store):
         return {field.decode(): json.loads(value) for field, value in raw.items()}
 
     async def close(self) -> None:
-        for client in self._clients.values():
-            await client.aclose()
-        self._clients.clear()
-        self._scripts.clear()
+        """Close this loop's client (the others belong to their own loops)."""
+        found = self._per_loop.pop(asyncio.get_running_loop(), None)
+        if found is not None:
+            await found[0].aclose()

@@ -5,6 +5,12 @@ becomes a turn: it waits for the room's turn (FIFO across every process), then a
 command is answered, or an utterance is stored, broadcast and answered by the AI
 Keeper (`turn_status busy` ... `idle` around it), and every viewer gets a fresh
 `state`. `RoomSink` is how the Keeper's turn reaches the room.
+
+The game decides what happens (`keeper/turns.py`, `keeper/turn_flow.py`: the line,
+the sample adventure, the hooks, the chronicle; `keeper/rounds.py`: structured
+rounds); this module frames what it decided and sends it. A structured round's
+deadline is kept where every process sees it (`coordination`), and any live process
+closes a round whose time is up (`close_round_in_time`, from `round_clock.py`).
 """
 
 from __future__ import annotations
@@ -12,27 +18,29 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import inspect
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from channels.db import database_sync_to_async
 
 from base import failpoints, frames, metrics
-from keeper import chronicle, commands
-from keeper.kp import sample, stage, tools
-from keeper.kp.keepers import model_for_room, offline_keeper_plays
+from keeper import commands, rounds, turn_flow
+from keeper.kp import stage, tools
+from keeper.kp.keepers import model_for_room
 from keeper.kp.turn import KpTurn, run_kp_turn
-from keeper.turns import LinePlayed, finish_follow_up, play_line, public_rolls
+from keeper.turn_hooks import TurnHooks
+from keeper.turns import Actor, LinePlayed, finish_follow_up, play_line, public_rolls
 from loreweaver.wire import commits, coordination, hub, media_channel
 from loreweaver.wire.protocol.messages import error_message, notice
 from loreweaver.wire.seats import log_failure
-from media_store.models import MediaItem
+from media_store.selectors import stored_item
 from packs import hooks
-from packs import services as pack_services
-from rooms import selectors, services
-from rooms.models import Audience, Room, Speaker, TurnEvent
+from rooms import services
+from rooms.choices import Audience, Speaker
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +86,15 @@ async def _answer_command(context: TurnContext, text: str, played: LinePlayed, b
     await _answer(context, played.reply, batch, played.answer)
 
 
+class _Kept(Protocol):
+    """A row the game kept for the whole table (`TurnEvent`): its frame and its id."""
+
+    id: int
+    frame: dict
+
+
 async def _answer(
-    context: TurnContext, reply: commands.CommandReply, batch: hub.Batch, kept: TurnEvent | None = None
+    context: TurnContext, reply: commands.CommandReply, batch: hub.Batch, kept: _Kept | None = None
 ) -> None:
     """A command's reply: its live frames, the media it stored, its text (the line
     `kept` when the whole table sees it). Room frames gather in `batch`; it is sent
@@ -94,8 +109,7 @@ async def _answer(
     if reply.media:
         await hub.flush(context.room_id, batch)
     for item_id in reply.media:
-        item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
-        await media_channel.announce(context.room_id, item)
+        await media_channel.announce(context.room_id, await database_sync_to_async(stored_item)(item_id))
     if kept is not None:
         await hub.publish(context.room_id, kept.frame, row=("event", kept.id), into=batch)
     elif reply.private:
@@ -109,7 +123,10 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     """A command's slow work, after its first reply and outside the room's turn, so the
     table plays on while a model drafts or an endpoint draws."""
     try:
-        fetched: object = await asyncio.to_thread(work.fetch)
+        if inspect.iscoroutinefunction(work.fetch):  # waits without holding a thread
+            fetched: object = await work.fetch()
+        else:
+            fetched = await asyncio.to_thread(work.fetch)
     except Exception as failure:
         log.warning("room=%s a command's follow-up failed: %s", context.room_id, failure)
         fetched = failure
@@ -118,63 +135,80 @@ async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:
     await _answer(context, reply, batch, kept)
     await hub.publish_state_refresh(context.room_id, into=batch)
     await hub.flush(context.room_id, batch)
+    if reply.follow_up is not None:  # the next step of the same work (a sign-in's poll)
+        await _follow_up(context, reply.follow_up)
 
 
-# A structured round's timer, per room, in the process where its first line arrived.
-_round_timers: dict[int, asyncio.Task] = {}
+# Follow-ups that run beside their caller's next inputs (`FollowUp.background`).
+_background: set[asyncio.Task] = set()
 
 
 async def _waiting_for(context: TurnContext, played: LinePlayed) -> list[str]:
     """The connected players the structured round still waits for (none: answer now)."""
-    online = await coordination.shared().online_members(context.room_id)
-    return [m.name for m in online if m.role == "player" and m.member_id not in (played.round_actors or ())]
+    if played.round_actors is None:
+        return []
+    return rounds.waiting_for(played, await coordination.shared().online_members(context.room_id))
 
 
-async def _close_round_later(context: TurnContext, played: LinePlayed) -> None:
-    """Answer the round when its time is up, unless every player acted first."""
-    try:
-        await asyncio.sleep(played.round_seconds)
-    finally:
-        if _round_timers.get(context.room_id) is asyncio.current_task():
-            del _round_timers[context.room_id]
-    async with coordination.shared().room_turn(context.room_id, context.member.name):
-        if not await database_sync_to_async(selectors.round_still_open)(
-            context.room_id, played.round_opened_after
-        ):
-            return
-        scripts = await database_sync_to_async(pack_services.room_hook_scripts)(context.room_id)
+async def _keep_round_deadline(room_id: int, played: LinePlayed) -> None:
+    """Keep the round's deadline where every process sees it (its first line's time)."""
+    opened = rounds.round_of(played)
+    await coordination.shared().round_deadline_set(
+        room_id, opened.round_id, opened.as_record(), opened.seconds
+    )
+
+
+async def close_round_in_time(room_id: int, due: dict) -> None:
+    """Answer a structured round whose time is up (`due`: as `coordination.rounds_due`
+    found it), on whichever process found it, unless a Keeper line answered it
+    meanwhile. Under the room's turn, where the round's deadline is written and
+    cleared, so a round answered or replaced meanwhile is left alone."""
+    shared = coordination.shared()
+    opened = rounds.OpenRound.from_record(due["record"])
+    async with shared.room_turn(room_id, opened.actor.name):
+        if await shared.round_deadline(room_id) != due:
+            return  # answered by its last player, or closed by another process
         try:
-            await _keeper_answers(context, played.keeper_locale, "", scripts)
-        except Exception as exc:
-            log_failure(exc, "room=%s the Keeper could not answer the round", context.room_id)
-        await hub.publish_state_refresh(context.room_id)
+            answer = await database_sync_to_async(rounds.answer_when_due)(room_id, opened)
+            if answer is not None:
+                member = coordination.Member(opened.actor.member_id, opened.actor.name, opened.actor.role)
+                try:
+                    await _keeper_answers(room_id, member, answer.locale, "", answer.hook_scripts)
+                except Exception as exc:
+                    log_failure(exc, "room=%s the Keeper could not answer the round", room_id)
+                await hub.publish_state_refresh(room_id)
+        finally:
+            await shared.round_deadline_clear(room_id)
 
 
 async def _after_turn(
     room_id: int,
-    scripts: list[hooks.Script],
-    seen: stage.TurnSeen,
+    locale: str,
+    room_hooks: TurnHooks | None,
+    seen: stage.TurnSeen | None = None,
     presented: list[dict] | None = None,
     batch: hub.Batch | None = None,
 ) -> None:
-    """Turn flow steps 8 and 9: the Stage Director's frames, then the hooks' `ui`
-    frames, then their `panel_event`s (each only to the members whose own panels
-    include it). Never raises: a hook cannot break a turn."""
-    ui_frames, panel_frames = list(presented or []), []
-    if scripts:
-        try:
-            variables = await database_sync_to_async(stage.visible_variables)(room_id)
-            # The sandbox runs off the database thread: a hook at its time cap holds
-            # up only itself.
-            emissions = await asyncio.to_thread(hooks.run, scripts, seen.events(), variables)
-            from_hooks, panel_frames = await database_sync_to_async(stage.hook_frames)(room_id, emissions)
-            ui_frames += from_hooks
-        except Exception as exc:
-            log_failure(exc, "room=%s the room's hooks could not run", room_id)
-    for frame in ui_frames:
+    """Turn flow steps 8 and 9, as the game decided them (`turn_flow.after_turn`): what
+    the hooks narrated, the Stage Director's frames, then the hooks' `ui` frames, then
+    their `panel_event`s (each only to the members whose own panels include it), and
+    what went wrong with a hook to the keepers alone. Never raises."""
+    done = await turn_flow.after_turn(room_id, locale, room_hooks, seen, presented)
+    if done.failure is not None:
+        log_failure(done.failure, "room=%s the room's hooks could not run", room_id)
+    for entry in done.narrations:
+        await hub.publish(room_id, entry.as_frame(), row=("entry", entry.id), into=batch)
+    for frame in done.ui_frames:
         await hub.publish(room_id, frame, into=batch)
-    for frame in panel_frames:
+    for frame in done.panel_frames:
         await hub.publish_panel_event(room_id, frame, into=batch)
+    for frame in done.keeper_warnings:
+        await hub.publish(room_id, frame, audience=Audience.KEEPERS, into=batch)
+
+
+def _turn_hooks(context: TurnContext, scripts: list[hooks.Script], line: str) -> TurnHooks | None:
+    """The turn's hooks, None (and nothing to start) when the room has no scripts."""
+    return turn_flow.turn_hooks(context.room_id, scripts, context.member.name, line, context.locale)
 
 
 def _line(speaker: str, text: str, *, name: str = "") -> dict:
@@ -212,30 +246,12 @@ class RoomSink:
                 self.room_id, frames.narrative(draft_id, Speaker.KEEPER, "", text_format="markdown")
             )
             return
-        entry = await database_sync_to_async(services.transcript_append)(
-            room=Room(pk=self.room_id),
-            speaker=Speaker.KEEPER,
-            text=text,
-            text_format="markdown",
-            frame_id=draft_id,
-        )
+        entry = await database_sync_to_async(turn_flow.keep_narration)(self.room_id, text, draft_id)
         self.seen.narrated(text)
         await hub.publish(self.room_id, entry.as_frame(), row=("entry", entry.id))
 
     async def events(self, events: list[tuple[dict, bool]]) -> None:
-        recorded = await database_sync_to_async(services.turn_events_record)(
-            room=Room(pk=self.room_id),
-            events=[
-                (frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events
-            ],
-        )
-        for event in recorded:
-            if event.audience != Audience.EVERYONE:
-                self.seen.hidden_rolls.append(event.frame)
-            elif event.frame.get("type") == "dice":
-                self.seen.rolled(stage.public_roll(event.frame))
-            elif event.frame.get("speaker") == Speaker.NPC:
-                self.seen.npc_said(event.frame.get("name", ""), event.frame.get("text", ""))
+        recorded = await database_sync_to_async(turn_flow.keep_keeper_events)(self.room_id, events, self.seen)
         for event in recorded:
             await hub.publish(self.room_id, event.frame, audience=event.audience, row=("event", event.id))
 
@@ -253,48 +269,48 @@ class RoomSink:
         await hub.publish(self.room_id, frames.system(text, "warn"))
 
     async def media(self, item_id: int) -> None:
-        item = await database_sync_to_async(MediaItem.objects.get)(pk=item_id)
-        await media_channel.announce(self.room_id, item)
+        await media_channel.announce(self.room_id, await database_sync_to_async(stored_item)(item_id))
 
     async def present(self, frame: dict) -> None:
+        # A title card opens what follows it, so it is shown where the Keeper put it;
+        # every other presentation annotates the narration and follows it.
+        if any(block.get("kind") == "title_card" for block in frame.get("blocks", [])):
+            await hub.publish(self.room_id, frame)
+            return
         self.presented.append(frame)
 
 
-async def _keeper_answers(context: TurnContext, locale: str, line: str, scripts: list[hooks.Script]) -> None:
+async def _keeper_answers(
+    room_id: int,
+    member: coordination.Member,
+    locale: str,
+    line: str,
+    scripts: list[hooks.Script],
+    *,
+    caller_locale: str = "",
+) -> None:
     """The Keeper's branch of a turn, when the room's bot is on: busy, the answer, what
     the Stage Director and the hooks show, idle (also after a failure). With the bot off
-    (`.bot off`) the turn never comes here: the human keeper narrates."""
-    model, window = await model_for_room(context.room_id, context.member.member_id, locale)
-    sink = RoomSink(context.room_id, context.member.name, line)
-    turn = KpTurn(context.room_id, context.member.member_id, context.member.name, locale)
+    (`.bot off`) the turn never comes here: the human keeper narrates. `locale` is the
+    room's language, which the Keeper answers in; `caller_locale` the member's own."""
+    model, window = await model_for_room(room_id, member.member_id, locale)
+    sink = RoomSink(room_id, member.name, line)
+    turn = KpTurn(room_id, member.member_id, member.name, locale)
+    room_hooks = turn_flow.turn_hooks(room_id, scripts, member.name, line, locale)
     try:
-        await run_kp_turn(turn, sink, model, window)
+        await run_kp_turn(turn, sink, model, window, room_hooks)
     finally:
-        await _after_turn(context.room_id, scripts, sink.seen, sink.presented)
+        await _after_turn(room_id, caller_locale or locale, room_hooks, presented=sink.presented)
         await sink.idle()
-        await _chronicle(context.room_id, sink.seen)
+        await _chronicle(room_id, sink.seen)
 
 
 async def _chronicle(room_id: int, seen: stage.TurnSeen) -> None:
     """Keep the finished turn in the room's chronicle. Never raises: the turn is over."""
     try:
-        await database_sync_to_async(chronicle.record)(room_id, seen.chronicled())
+        await database_sync_to_async(turn_flow.chronicle_turn)(room_id, seen)
     except Exception as exc:
         log_failure(exc, "room=%s the turn could not be chronicled", room_id)
-
-
-async def _start_demo(context: TurnContext, text: str) -> bool:
-    """Set the sample adventure up for the guided action, under the room's turn.
-    False (and nothing changed) unless a keeper asks while the offline Keeper plays,
-    in a room whose story has not begun a module."""
-    if context.member.role != "keeper":
-        return False
-    if not await offline_keeper_plays(context.room_id):
-        return False
-    locale = "zh" if text.strip() == sample.GUIDED_ACTIONS[1] else "en"
-    return await database_sync_to_async(sample.demo_setup)(
-        context.room_id, context.member.member_id, context.member.name, locale
-    )
 
 
 async def _announce_cut_off(room_id: int, actor: str, default_locale: str) -> None:
@@ -333,7 +349,10 @@ async def run_input(context: TurnContext, text: str) -> None:
             context, member=coordination.Member(actor.member_id, actor.name, actor.role)
         )
         if played.guided:
-            if not await _start_demo(context, text):
+            member = context.member
+            if not await turn_flow.start_sample_adventure(
+                context.room_id, Actor(member.member_id, member.name, member.role), text
+            ):
                 context.send_private(
                     frames.error("demo_unavailable", error_message("demo_unavailable", context.locale))
                 )
@@ -354,26 +373,36 @@ async def run_input(context: TurnContext, text: str) -> None:
                 if played.hook_scripts:
                     said = [] if played.reply.private else [played.reply.text]
                     seen = stage.TurnSeen(context.member.name, text, said, public_rolls(played.events))
-                    await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
+                    await _after_turn(
+                        context.room_id,
+                        context.locale,
+                        _turn_hooks(context, played.hook_scripts, text),
+                        seen,
+                        batch=batch,
+                    )
             else:
                 assert played.entry is not None
                 entry = played.entry
                 await hub.publish(context.room_id, entry.as_frame(), row=("entry", entry.id), into=batch)
-                waiting = await _waiting_for(context, played) if played.round_actors is not None else []
+                waiting = await _waiting_for(context, played)
                 if waiting:  # a structured round: the Keeper answers when everyone has acted
                     await hub.publish_round(context.room_id, context.member.name, waiting, into=batch)
-                    if context.room_id not in _round_timers:
-                        _round_timers[context.room_id] = asyncio.create_task(
-                            _close_round_later(context, played)
-                        )
+                    await _keep_round_deadline(context.room_id, played)
                 elif played.keeper_locale:
                     snapshot = None  # the Keeper's turn changes the room: read it after
-                    if (timer := _round_timers.pop(context.room_id, None)) is not None:
-                        timer.cancel()
+                    if played.round_actors is not None:  # the round is answered now
+                        await shared.round_deadline_clear(context.room_id)
                     await hub.flush(context.room_id, batch)
                     try:
                         failpoints.hit("input.keeper")
-                        await _keeper_answers(context, played.keeper_locale, text, played.hook_scripts)
+                        await _keeper_answers(
+                            context.room_id,
+                            context.member,
+                            played.keeper_locale,
+                            text,
+                            played.hook_scripts,
+                            caller_locale=context.locale,
+                        )
                     except Exception as exc:
                         # The line is committed and shown: it must not be reported as failed.
                         log_failure(exc, "room=%s the Keeper could not answer", context.room_id)
@@ -384,12 +413,22 @@ async def run_input(context: TurnContext, text: str) -> None:
                 elif played.hook_scripts:  # a human keeper narrates: the line is the story
                     narrated = [text] if entry.speaker == Speaker.KEEPER else []
                     seen = stage.TurnSeen(context.member.name, text, narrated)
-                    await _after_turn(context.room_id, played.hook_scripts, seen, batch=batch)
+                    await _after_turn(
+                        context.room_id,
+                        context.locale,
+                        _turn_hooks(context, played.hook_scripts, text),
+                        seen,
+                        batch=batch,
+                    )
             await hub.publish_state_refresh(context.room_id, snapshot=snapshot, into=batch)
             kind = "command" if played.reply is not None else "keeper" if played.keeper_locale else "line"
         finally:
             # Committed rows are announced even when the turn failed half-way.
             await hub.flush(context.room_id, batch)
             metrics.TURNS.labels(kind).observe(time.monotonic() - started)
-    if follow_up is not None:
+    if follow_up is not None and follow_up.background:
+        task = asyncio.create_task(_follow_up(context, follow_up))
+        _background.add(task)  # kept until done (the loop holds tasks weakly)
+        task.add_done_callback(_background.discard)
+    elif follow_up is not None:
         await _follow_up(context, follow_up)

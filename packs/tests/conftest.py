@@ -35,3 +35,7 @@ def panel_server(tmp_path_factory):
     yield process
     process.stop()
     destroy_env(env)
+
+
+# The scripted Keeper's server with packs of hooks (packs/tests/hook_table.py).
+from packs.tests.hook_table import hook_llm, hook_table  # noqa: E402, F401

@@ -1,6 +1,7 @@
 """A card splits into its halves (拆卡): the character's text fields, and the world half
 of lorebook entries, MVU initial variables and hook scripts, with what is not imported
-named (packs/cards.py)."""
+named (packs/cards.py). A card carrying machinery (an `[InitVar]` entry, hook scripts)
+is a world card, whatever persona it has (docs/packs.md, "Card files")."""
 
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def test_a_v2_card_picture_splits_into_its_character_its_lore_and_its_mvu_variab
     split = split_card("cards/old-tom.png", picture(text_chunk(b"chara", OLD_TOM)))
 
     assert split.name == "Old Tom"
-    assert split.kind == "character"
+    assert split.kind == "world"  # its [InitVar] entry is machinery
     assert split.character == {
         "name": "Old Tom",
         "description": "A retired fisherman who mends nets by the harbour office.",
@@ -191,12 +192,11 @@ def test_a_v2_card_picture_splits_into_its_character_its_lore_and_its_mvu_variab
         ("stats.luck", 0.5),
     ]
     assert split.hooks == []
-    assert sorted(split.discarded) == sorted(
-        ["MVU update rules", "2 alternate greetings", "system prompt", "3 regex scripts"]
-    )
+    assert sorted(split.discarded) == sorted(["MVU update rules", "system prompt", "3 regex scripts"])
+    assert split.openings == ["Evening.", "You again?"]  # the alternate greetings, for the brief
     assert read_card("cards/old-tom.png", picture(text_chunk(b"chara", OLD_TOM))) == {
         "name": "old-tom",
-        "kind": "character",
+        "kind": "world",
     }
 
 
@@ -212,7 +212,7 @@ def test_a_picture_that_ends_after_its_card_chunk_still_reads():
 def test_a_v3_json_card_reads_its_yaml_init_variables_and_its_hook_scripts():
     split = split_card("cards/harbourmaster.json", as_json(HARBOURMASTER))
 
-    assert split.kind == "character"
+    assert split.kind == "world"
     assert split.character == {
         "name": "The harbourmaster",
         "description": "Keeps the ledger of every boat.",
@@ -247,7 +247,7 @@ def test_a_world_book_is_all_world_half_and_leaves_its_disabled_entries_out():
     assert split.discarded == ["1 disabled lorebook entry"]
 
 
-def test_a_card_that_is_only_a_name_and_a_world_half_is_a_world():
+def test_a_card_without_machinery_is_a_character_even_when_it_is_only_a_name_and_lore():
     card = {
         "spec": "chara_card_v3",
         "data": {
@@ -256,8 +256,35 @@ def test_a_card_that_is_only_a_name_and_a_world_half_is_a_world():
             "character_book": {"entries": [{"keys": ["fog"], "content": "Fog rolls in at dusk."}]},
         },
     }
-    assert split_card("cards/kingsport.json", as_json(card)).kind == "world"
+    assert split_card("cards/kingsport.json", as_json(card)).kind == "character"
+    assert read_card("cards/kingsport.json", as_json(card)) == {"name": "kingsport", "kind": "character"}
+    card["data"]["extensions"] = {"loreweaver_hooks": ['on("turn_start", () => {});']}
     assert read_card("cards/kingsport.json", as_json(card)) == {"name": "kingsport", "kind": "world"}
+
+
+def test_a_template_block_or_a_secret_entry_makes_a_world_card_and_no_template_or_decorator_is_kept():
+    templated = character(
+        description="An archivist. <%= getvar('mood') %>",
+        character_book={"entries": [{"keys": ["ink"], "content": "Ink <% if (x) { %>runs<% } %>."}]},
+    )
+    split = split_card("cards/ada.json", as_json(templated))
+    assert split.kind == "world"
+    assert split.character["description"] == "An archivist."
+    assert split.lore[0].content == "Ink runs."
+    assert split.discarded == ["3 template (EJS) blocks"]
+    decorated = with_entries(
+        {"keys": ["ink"], "content": "@@if mood == 'dark'\n@@depth 4\nInk runs."},
+        {"keys": ["bar"], "comment": "status bar", "content": "@@render_status\n<div>{{hp}}</div>"},
+    )
+    split = split_card("cards/ada.json", as_json(decorated))
+    assert [entry.content for entry in split.lore] == ["Ink runs."]
+    assert sorted(split.discarded) == [
+        "1 render entry",
+        "condition of ink (@@if mood == 'dark')",
+        "decorator @@depth of ink",
+    ]
+    secret = with_entries({"keys": ["ink"], "content": "The ink is blood.", "secret": True})
+    assert split_card("cards/ada.json", as_json(secret)).kind == "world"
 
 
 def test_text_loses_its_control_characters_and_is_cut_at_the_cap_saying_so():

@@ -58,10 +58,39 @@ def test_the_host_is_out_of_reach():
     assert emitted.ui[0][0][0]["text"] == ",".join(["undefined"] * 8)
 
 
-def test_a_hidden_variable_reads_as_undefined_and_a_visible_one_as_its_value():
-    reader = 'on("reply_ready", () => emitUI([{kind: "text", text: `${getvar("day")}${getvar("cult")}`}]))'
-    emitted = hooks.run([hooks.Script("reader", reader)], EVENTS, {"day": 3})
-    assert emitted.ui[0][0][0]["text"] == "3undefined"
+def test_getvar_reads_the_view_it_is_given_and_a_write_reads_back_as_asked():
+    reader = (
+        'on("reply_ready", () => { setvar("day", 99); const none = getvar("none", {defaults: 0});'
+        ' emitUI([{kind: "text", text: `${getvar("day")} ${getvar("cult")} ${none}`}]); })'
+    )
+    emitted = hooks.run([hooks.Script("reader", reader)], EVENTS, {"day": 3, "cult": "awake"})
+    assert emitted.ui[0][0][0]["text"] == "99 awake 0"
+
+
+def test_lodash_is_there_for_a_script_that_names_it():
+    uses = (
+        'on("reply_ready", () =>'
+        ' emitUI([{kind: "text", text: `${_.clamp(99, 0, 3)} ${_.get(variables, "a.b")}`}]))'
+    )
+    emitted = hooks.run([hooks.Script("lodash", uses)], EVENTS, {"a": {"b": 2}})
+    assert emitted.ui[0][0][0]["text"] == "3 2"
+
+
+def test_a_throw_and_a_missing_function_are_problems_of_the_script():
+    fired = hooks.fire(
+        [
+            hooks.Script("broken", HOSTILE["throws"]),
+            hooks.Script("typo", 'on("reply_ready", () => narate(1))'),
+        ],
+        "reply_ready",
+        {"reply": "It creaks."},
+        {},
+        hooks.Budget(),
+    )
+    assert [(p.source, p.kind, p.detail) for p in fired.problems] == [
+        ("broken", "threw", "reply_ready: Error: boom"),
+        ("typo", "threw", "reply_ready: ReferenceError: 'narate' is not defined"),
+    ]
 
 
 def test_the_memory_a_hostile_hook_took_is_given_back():

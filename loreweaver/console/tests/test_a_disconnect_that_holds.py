@@ -14,13 +14,14 @@ from loreweaver.testing.servers import room_id_of
 
 
 def _member_links(page: str) -> dict[str, tuple[str, str]]:
-    """Each online member's Disconnect and Revoke key links on the room page."""
+    """Each online member's Disconnect and Revoke key links on the room page (the
+    holder of the last keeper key is offered no Revoke key: "")."""
     return {
         name: (disconnect, revoke)
         for name, disconnect, revoke in re.findall(
             r"<tr><td>([^<]+)</td><td>[a-z]+</td><td>[^<]*</td>"
             r"<td><a class='deletelink' href='([^']+)'>Disconnect</a> · "
-            r"<a class='deletelink' href='([^']+)'>Revoke key</a>",
+            r"(?:<a class='deletelink' href='([^']+)'>Revoke key</a>|<span class='help')",
             page,
         )
     }
@@ -87,6 +88,8 @@ async def test_a_disconnect_without_a_cool_down_lets_the_member_back_at_once(ser
 
 
 async def test_revoking_a_key_closes_the_member_and_keeps_them_out_but_never_the_last_keeper(server, room):
+    """The last keeper key is not offered for revoking, and refused before any
+    confirmation when its address is typed (asking first, then refusing, is a trap)."""
     env = server.env
     operator = OperatorSession(server)
     pat_key = env.mint(room, "Pat")
@@ -102,8 +105,16 @@ async def test_revoking_a_key_closes_the_member_and_keeps_them_out_but_never_the
         code, _message = await _refused(server, pat_key)
         assert code == "bad_key"
 
-        _disconnect, revoke_kay = await _links(operator, env, room, "Kay")
-        page = await asyncio.to_thread(operator.post, revoke_kay, {"post": "yes"})
-        assert "last keeper key" in page
+        disconnect_kay, revoke_kay = await _links(operator, env, room, "Kay")
+        assert revoke_kay == "", "the room page offers no Revoke key for the last keeper key"
+        room_page = await asyncio.to_thread(
+            operator.get, f"/admin/rooms/room/{room_id_of(env, room)}/change/"
+        )
+        assert "last keeper key: mint another keeper key to revoke it" in room_page
+        typed = disconnect_kay.replace("/disconnect/", "/revoke/")
+        page = await asyncio.to_thread(operator.get, typed)
+        assert "Kay holds the last keeper key" in page and "Yes, revoke" not in page
+        page = await asyncio.to_thread(operator.post, typed, {"post": "yes"})
+        assert "Kay holds the last keeper key" in page
         await kay.say("The last keeper stays.")
         assert (await kay.expect("narrative"))["text"] == "The last keeper stays."

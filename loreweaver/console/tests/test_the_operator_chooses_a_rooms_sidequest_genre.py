@@ -25,7 +25,8 @@ def harbour() -> Room:
 
 def test_a_room_follows_its_rule_system_until_the_operator_chooses(harbour, admin_client):
     html = admin_client.get(reverse("admin:rooms_room_change", args=[harbour.pk])).content.decode()
-    assert "from the rule system (pulp_noir)" in html and "<option value='victoria'>" in html
+    assert "pulp_noir (from the rule system, Call of Cthulhu 7e)" in html
+    assert "<option value='victoria'>" in html
     assert genres() == {"pulp_noir": {"worlds": ["harbour"]}}
 
     done = admin_client.post(

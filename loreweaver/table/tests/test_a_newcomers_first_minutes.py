@@ -75,6 +75,7 @@ def test_help_reads_as_a_list_and_a_reload_keeps_the_seat_until_leaving(limited,
     assert page.inner_text("#room-name").endswith("Tess")
 
     page.click("#leave")
+    page.click("#leave-go")  # Leave asks first
     page.locator("#join-screen").wait_for(state="visible")
     page.reload()
     page.locator("#join-screen").wait_for(state="visible")
@@ -145,8 +146,8 @@ def test_names_words_and_markdown_read_as_written(limited, page, room):
     page.locator("#story li.kp em code").filter(has_text="wick").wait_for()
     page.locator("#story li.system").filter(has_text="No model is connected").wait_for()
     assert page.locator("#story li.player .who").last.inner_text() == "Keeper"
-    assert page.locator("#story li.kp .who").first.inner_text() == "AI Keeper", (
-        "the narrator is not the keeper"
+    assert page.locator("#story li.kp .who").first.inner_text() == "Offline Keeper (no model)", (
+        "the narrator is not the keeper, nor an AI with no model connected"
     )
     _shoot(page, "words")
 
@@ -173,6 +174,7 @@ def test_everyone_sees_who_is_at_the_table_as_whom_and_who_comes_and_goes(limite
     )
     _shoot(kay, "online")
     pip.click("#leave")
+    pip.click("#leave-go")
     kay.locator("#story li.presence").filter(has_text="Pip_the_*quick* left the table.").wait_for()
     assert kay.locator("#online li bdi").all_inner_texts() == ["Kay"]
     pip.context.close()

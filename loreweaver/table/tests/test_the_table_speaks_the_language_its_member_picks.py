@@ -25,7 +25,7 @@ def _open(context, server, key: str):
 
 def _words(page, lang: str, send: str, sanity: str) -> None:
     """The page reads in `lang`: its own words, and the sheet's label from the server."""
-    page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    page.wait_for_function(f"() => document.documentElement.lang === {lang!r}")
     assert page.locator("#say-form button[type=submit]").inner_text() == send
     page.locator("#character-body", has_text=sanity).wait_for()
 
@@ -40,7 +40,7 @@ def test_the_picker_switches_the_page_live_and_is_remembered(browser, server, ro
     page, errors = _open(context, server, server.env.mint(room, "Pip"))
 
     # Joined with an English form, the page starts in the room's language.
-    page.wait_for_function("document.documentElement.lang === 'zh-Hans'")
+    page.wait_for_function("() => document.documentElement.lang === 'zh-Hans'")
     assert page.locator("#table-language").input_value() == "zh"
     page.fill("#say", ".coc Pip")
     page.press("#say", "Enter")
@@ -63,6 +63,6 @@ def test_the_picker_switches_the_page_live_and_is_remembered(browser, server, ro
 
     # Another browser, with no choice of its own, starts in the room's language.
     other, other_errors = _open(browser.new_context(), server, server.env.mint(room, "Bo"))
-    other.wait_for_function("document.documentElement.lang === 'zh-Hans'")
+    other.wait_for_function("() => document.documentElement.lang === 'zh-Hans'")
     assert other.locator("#say-form button[type=submit]").inner_text() == "发送"
     assert other_errors == []

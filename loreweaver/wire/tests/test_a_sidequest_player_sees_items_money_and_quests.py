@@ -92,6 +92,7 @@ async def test_items_taken_and_money_reach_the_inventory_the_party_and_the_delta
     key, table = await _seated(server, room, "Sam")
     async with table, await SideQuestClient.open(server, key) as sam:
         assert (await sam.joined("Sam"))["event"] == "ready"
+        await sam.until_end()  # the room's opening: its story has not begun
 
         took = await _turn(sam, ".inv add Lantern | tool | An oil lantern")
         delta = _end_delta(took)
@@ -127,6 +128,7 @@ async def test_an_item_used_up_and_a_resource_spent_are_told_as_their_own_messag
     key, table = await _seated(server, room, "Sam")
     async with table, await SideQuestClient.open(server, key) as sam:
         await sam.joined("Sam")
+        await sam.until_end()  # the room's opening: its story has not begun
         await _turn(sam, ".inv add Brandy x2 | consumable")
         await _turn(sam, ".inv use brandy")
         used = await _turn(sam, ".inv use brandy")
@@ -151,6 +153,7 @@ async def test_an_item_from_someone_else_is_told_without_an_action_of_ones_own(s
     key, table = await _seated(server, room, "Sam")
     async with table, await SideQuestClient.open(server, key) as sam:
         await sam.joined("Sam")
+        await sam.until_end()  # the room's opening: its story has not begun
         alice = await WsClient.connect(server.ws_url)
         async with alice:
             await alice.join(server.env.mint(room, "Alice"))
@@ -169,6 +172,7 @@ async def test_quests_ride_the_delta_a_completed_one_is_an_achievement_and_a_sec
     key, table = await _seated(server, room, "Sam")
     async with table, await SideQuestClient.open(server, key) as sam:
         await sam.joined("Sam")
+        await sam.until_end()  # the room's opening: its story has not begun
         async with await WsClient.connect(server.ws_url) as kay:
             await kay.join(server.env.mint(room, "Kay", "keeper"))
             await system_answer(kay, ".quest secret Ruth's bribe | Silas paid the harbour master")
@@ -193,6 +197,7 @@ async def test_the_current_client_is_told_what_the_money_is_called(current, room
     key, table = await _seated(current, room, "Sam")
     async with table, await SideQuestClient.open(current, key) as sam:
         await sam.joined("Sam")
+        await sam.until_end()  # the room's opening: its story has not begun
         paid = await _turn(sam, ".money +12")
         party = [m["payload"] for m in paid if m["type"] == "PARTY_STATUS"][-1]
         me = next(member for member in party["members"] if member["name"] == "Sam")

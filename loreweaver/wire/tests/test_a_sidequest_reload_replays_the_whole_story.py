@@ -74,6 +74,7 @@ async def _play_then_reload(server, room: str, generation: str) -> Played:
         async with await page.open() as wren:
             await page.connect(wren)
             await wren.make_character("Wren Hale")
+            await wren.until_end()  # the room's opening: its story has not begun
             await wren.act(ACTION)
             await wren.until_end()
             await settle(kay)
@@ -185,6 +186,7 @@ async def test_a_current_page_that_kept_its_story_is_not_told_its_own_actions_ag
         async with await page.open() as wren:
             await page.connect(wren)
             await wren.make_character("Wren Hale")
+            await wren.until_end()  # the room's opening: its story has not begun
             await wren.act(ACTION)
             await wren.until_end()
     # The client's own retry on a live page (its socket dropped) names no last seq.

@@ -17,6 +17,7 @@ async def test_a_sidequest_players_check_is_told_under_their_characters_name(ser
         await system_answer(table, ".coc Eleanor Hart")
     async with await SideQuestClient.open(server, key) as alice:
         assert (await alice.joined("Alice"))["event"] == "ready"
+        await alice.until_end()  # the room's opening: its story has not begun
         await alice.act(".ra Spot Hidden")
         told = [m["payload"].get("text", "") for m in await alice.until_end() if m["type"] == "NARRATION"]
     checks = [text for text in told if "Spot Hidden" in text]

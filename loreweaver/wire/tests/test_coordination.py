@@ -6,16 +6,20 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 
+from loreweaver.testing.servers import heartbeating
 from loreweaver.wire import coordination
 from loreweaver.wire.coordination import Coordination, Member
 
 
 @pytest.fixture
-def shared() -> Coordination:
-    return coordination.shared()
+async def shared() -> AsyncIterator[Coordination]:
+    """This process's coordination, with this process alive to it throughout the test."""
+    async with heartbeating(coordination.shared()) as shared:
+        yield shared
 
 
 @pytest.fixture
@@ -24,7 +28,6 @@ def room_id() -> int:
 
 
 async def test_presence_lists_members_once_sorted_by_name(shared, room_id):
-    await shared.process_heartbeat()
     await shared.presence_add(room_id, "c1", Member("tui:bbbbbbbb", "bob", "player"))
     await shared.presence_add(room_id, "c2", Member("tui:aaaaaaaa", "Ann", "keeper"))
     await shared.presence_add(room_id, "c3", Member("tui:bbbbbbbb", "bob", "player"))
@@ -36,7 +39,6 @@ async def test_presence_lists_members_once_sorted_by_name(shared, room_id):
 
 
 async def test_presence_forgets_the_connections_of_a_dead_process(shared, room_id):
-    await shared.process_heartbeat()
     await shared.presence_add(room_id, "mine", Member("tui:aaaaaaaa", "Ann", "player"))
     # What a killed process leaves: its connection's entry, and no heartbeat.
     await shared.store.hash_set(

@@ -67,3 +67,21 @@ async def test_a_notice_to_a_room_that_does_not_exist_is_refused(hosted_server):
     done = await asyncio.to_thread(hosted_server.env.manage, "notice", "--room", "no-such-room", "Hello")
     assert done.returncode != 0
     assert "No room is named 'no-such-room'" in done.stderr
+
+
+async def test_a_room_message_no_session_handles_is_logged_and_the_room_goes_on(hosted_server, room):
+    env = hosted_server.env
+    async with await WsClient.connect(hosted_server.ws_url) as player:
+        await player.join(env.mint(room, "Pat"))
+        await settle(player)
+        group = f"'room.{room_id_of(env, room)}'"
+        code = (
+            "from asgiref.sync import async_to_sync; from channels.layers import get_channel_layer; "
+            "send = async_to_sync(get_channel_layer().group_send); "
+            f"send({group}, {{'type': 'room.from_a_newer_server'}}); "
+            f"send({group}, {{'type': 'room.notice', 'text': 'Still here.'}})"
+        )
+        done = await asyncio.to_thread(env.manage, "shell", "-c", code)
+        assert done.returncode == 0, done.stderr
+        await player.expect("system", text="Still here.")  # the one after it is still handled
+        hosted_server.wait_for_log("ignored a room message of type 'room.from_a_newer_server'")

@@ -340,6 +340,7 @@ async def test_a_sidequest_player_and_a_loreweaver_player_share_the_table(offlin
         assert character["name"] == "Sam Reyes" and character["hp"] > 0
         made = await client.expect("NARRATION")  # the table's line for it, as the others saw it
         assert made["text"].startswith("Sam made Sam Reyes:")
+        await client.expect("NARRATION_END")  # the room's opening: its story has not begun
         await settle(pip)
         await pip.say(".st")  # the same character a loreweaver client reads
         await pip.expect("narrative", speaker="system")

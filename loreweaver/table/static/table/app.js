@@ -8,13 +8,17 @@
 import { AudioDesk } from "./audio.js";
 import { currentLocale, pick, setLocale, t } from "./i18n.js";
 import { KeeperScreens } from "./keeper.js";
+import { askToLeave, forgetLeft, leftInLanguage, offerRejoin, rememberLeft } from "./leave.js";
 import { MediaChannel } from "./media.js";
-import { Blocks, diceCard, element, panelBox, skillLabel, storyLine, systemLine } from "./render.js";
+import { Blocks, diceCard, element, panelBox, signKeeperAs, skillLabel, storyLine, systemLine } from "./render.js";
+import { RollLines } from "./rolls.js";
 import { belongings, questItems } from "./sheet.js";
+import { FirstScreen } from "./welcome.js";
 
 const PROTOCOL = document.body.dataset.protocol;
-// The seat (key and language) survives a reload of this tab, and nothing else: it is
-// kept in the tab's sessionStorage, never in the address, a cookie or a log.
+// The seat (key and language) survives a reload of this tab: it is kept in the tab's
+// sessionStorage, never in the address, a cookie or a log. A seat left with "Leave" is
+// kept by the browser until forgotten on the join screen (`leave.js`).
 const SEAT = "loreweaver-seat";
 const ENDED = "loreweaver-ended"; // why the last seat ended, shown once on the join screen
 // The language this browser's member chose for the page (the join form's or the table's
@@ -52,6 +56,10 @@ const blocks = new Blocks({
 function send(frame) {
   if (table.socket?.readyState === WebSocket.OPEN) table.socket.send(JSON.stringify(frame));
 }
+
+// A player's first screen (welcome.js) and a roll drawn once, as its card (rolls.js).
+const firstScreen = new FirstScreen({ send: (text) => sendInput(text), append: (item) => append(item), you: () => table.you, room: () => table.room });
+const rollLines = new RollLines();
 
 function sendInput(text) {
   text = text.trim();
@@ -100,6 +108,14 @@ function offerSampleAdventure() {
   append(card);
 }
 
+// However the adventure started (the card, the guided line typed, another keeper), its
+// variables are in a keeper's state from then on: the card's Start has nothing to do.
+function sampleStarted(frame) {
+  if ((frame.variables ?? []).some((variable) => String(variable?.id).startsWith("sample."))) {
+    $("sample-card")?.remove();
+  }
+}
+
 function onNarrative(frame) {
   const draft = table.drafts.get(frame.id);
   if (draft) {
@@ -134,7 +150,9 @@ function onDelta(frame) {
 
 function onDice(frame) {
   if (table.replaying && table.skipEvents) return; // replayed after a line already drawn
-  append(diceCard(frame));
+  const card = diceCard(frame);
+  append(card);
+  rollLines.drawn(frame, card);
 }
 
 function onTurnStatus(frame) {
@@ -246,7 +264,8 @@ function onState(frame) {
     body.append(...belongings(character));
   } else {
     const none = document.createElement("p");
-    none.textContent = t("no-character");
+    // A keeper runs the table: told what a keeper does, never nudged to make a character.
+    none.textContent = t(table.you?.role === "keeper" ? "keeper-no-character" : "no-character");
     body.append(none);
   }
 
@@ -291,7 +310,7 @@ function onState(frame) {
         const value = typeof entry.value === "boolean" ? t(entry.value ? "yes" : "no") : entry.value;
         item.textContent = `${entry.label}: ${value}`;
       }
-      if (entry.hidden) item.title = "keepers only";
+      if (entry.hidden || entry.keeper_only) item.title = "keepers only";
       return item;
     }),
   );
@@ -323,6 +342,7 @@ function onState(frame) {
     });
   }
   renderPanels(); // their $var and visible_when read the fresh variables
+  firstScreen.state(frame);
 }
 
 function renderPanels() {
@@ -463,8 +483,13 @@ function choose(language) {
 }
 
 function onFrame(frame) {
+  if (rollLines.absorbs(frame)) { // the text line of a roll already drawn as its card
+    if (frame.id) table.seen.add(frame.id); // a replay never draws it either
+    return;
+  }
   // A model connected since the join: the sample adventure is no longer on offer.
   if (frame.type === "admin_config" && frame.using_demo === false) $("sample-card")?.remove();
+  if (frame.type === "admin_config") signKeeperAs(frame.using_demo ? "keeper-offline" : "keeper");
   if (table.keeper.frame(frame)) return;
   switch (frame.type) {
     case "welcome": {
@@ -477,6 +502,7 @@ function onFrame(frame) {
       }
       table.you = frame.you;
       table.joined = true;
+      signKeeperAs((frame.features ?? []).includes("offline_keeper") ? "keeper-offline" : "keeper");
       // The page starts in the room's language (the welcome's), unless this browser's
       // member chose one; the server reads the sidebar in the language the join said.
       table.viewerLocale = table.joinLocale;
@@ -493,6 +519,7 @@ function onFrame(frame) {
       $("join-screen").hidden = true;
       $("table-screen").hidden = false;
       sessionStorage.setItem(SEAT, JSON.stringify({ key: table.key, language: currentLocale() }));
+      forgetLeft(table.key); // back at the table: no longer a seat left
       if (frame.you.role === "keeper" && (frame.features ?? []).includes("demo")) offerSampleAdventure();
       setConnection("connected");
       send({ type: "input", text: ".help" }); // its answer fills the command hints
@@ -502,6 +529,7 @@ function onFrame(frame) {
     }
     case "error":
       if (String(frame.code).startsWith("media_") && frame.code !== "media_not_found" && table.media.answered(frame)) break;
+      if (!table.joined && frame.code === "bad_key") forgetLeft(table.key); // no rejoin with a dead key
       if (!table.joined) { showJoinError(frame.message); table.key = ""; sessionStorage.removeItem(SEAT); break; }
       if (frame.code === "bad_key") { ended(frame.message); break; } // revoked: the server closes
       if (frame.code === "rate_limited") { onTooFast(frame); break; }
@@ -520,7 +548,7 @@ function onFrame(frame) {
     case "system": append(systemLine(frame)); break;
     case "dice": onDice(frame); break;
     case "turn_status": onTurnStatus(frame); break;
-    case "state": table.replaying = false; onState(frame); break;
+    case "state": table.replaying = false; sampleStarted(frame); onState(frame); break;
     case "ui_manifest": table.manifest = frame.panels ?? []; renderPanels(); break;
     case "ui": onUi(frame); break;
     case "panel_event":
@@ -532,6 +560,7 @@ function onFrame(frame) {
     case "media_accept": table.media.answered(frame); break;
     case "audio_control": table.audio.control(frame); break;
     case "audio_state": table.audio.state(frame); break;
+    case "audio_library_item": table.audio.titled(frame); break;
     case "presence": onPresence(frame); break;
     default: break; // pong, admin frames: nothing to draw here
   }
@@ -596,9 +625,12 @@ function showCount() {
   count.textContent = t("chars-left", { used: input.value.length, max });
 }
 
-// Leave the table: the tab forgets the seat, and the page starts afresh at the join
-// screen (nothing of this room's story, party or pictures stays drawn).
-function leave() {
+// Leave the table, once asked: the tab forgets the seat (the browser keeps it, to offer
+// it back), and the page starts afresh at the join screen (nothing of this room's story,
+// party or pictures stays drawn).
+async function leave() {
+  if (!(await askToLeave())) return;
+  rememberLeft({ key: table.key, name: table.you?.name, room: table.room }, currentLocale());
   sessionStorage.removeItem(SEAT);
   table.key = ""; // no retry
   table.socket?.close();
@@ -625,7 +657,7 @@ function showJoinError(message) {
 
 function start() {
   const fragment = new URLSearchParams(location.hash.slice(1));
-  const language = fragment.get("lang") || localStorage.getItem(CHOSEN_LANGUAGE) || (navigator.language?.startsWith("zh") ? "zh" : "en");
+  const language = fragment.get("lang") || leftInLanguage() || localStorage.getItem(CHOSEN_LANGUAGE) || (navigator.language?.startsWith("zh") ? "zh" : "en");
   $("join-language").value = language === "zh" ? "zh" : "en";
   setLocale($("join-language").value);
   const kept = JSON.parse(sessionStorage.getItem(SEAT) || "null");
@@ -645,6 +677,10 @@ function start() {
 
   $("join-language").addEventListener("change", (event) => choose(event.target.value));
   $("table-language").addEventListener("change", (event) => choose(event.target.value));
+  offerRejoin($("rejoin"), (seat) => {
+    $("join-key").value = seat.key;
+    $("join-form").requestSubmit();
+  });
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     table.key = $("join-key").value.trim();

@@ -1,6 +1,7 @@
 // The keeper's screens, over the same connection with the admin frames (the server
 // answers them only for a keeper): invites, the model, backups and resets, skills,
 // rule systems, module panels and the audio desk.
+import { trackWord } from "./deskwords.js";
 import { currentLocale, pick, t } from "./i18n.js";
 
 function node(tag, attributes = {}, ...children) {
@@ -41,7 +42,10 @@ export class KeeperScreens {
     this.current = "invites";
     for (const tab of this.dialog.querySelectorAll("[data-screen]")) {
       tab.addEventListener("click", () => this.show(tab.dataset.screen));
+      tab.id = `keeper-tab-${tab.dataset.screen}`;
+      tab.setAttribute("aria-controls", "keeper-body");
     }
+    this.dialog.querySelector("[role=tablist]").addEventListener("keydown", (event) => this.arrow(event));
     document.getElementById("keeper-close").addEventListener("click", () => this.dialog.close());
   }
 
@@ -50,10 +54,26 @@ export class KeeperScreens {
     this.show(this.current);
   }
 
+  // The tabs as the WAI-ARIA tabs pattern has them: one tab stop (the chosen tab), the
+  // arrow keys move to the next or previous tab and show it, Home and End the first and last.
+  arrow(event) {
+    const tabs = [...this.dialog.querySelectorAll("[role=tab]")];
+    const at = tabs.indexOf(document.activeElement);
+    const moves = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: tabs.length - 1 };
+    if (at < 0 || !(event.key in moves)) return;
+    event.preventDefault();
+    const next = tabs[(moves[event.key] + tabs.length) % tabs.length];
+    this.show(next.dataset.screen);
+    next.focus();
+  }
+
   show(screen) {
     this.current = screen;
     for (const tab of this.dialog.querySelectorAll("[data-screen]")) {
-      tab.setAttribute("aria-selected", String(tab.dataset.screen === screen));
+      const chosen = tab.dataset.screen === screen;
+      tab.setAttribute("aria-selected", String(chosen));
+      tab.tabIndex = chosen ? 0 : -1;
+      if (chosen) this.body.setAttribute("aria-labelledby", tab.id);
     }
     this.status.textContent = "";
     this.body.replaceChildren();
@@ -162,12 +182,25 @@ export class KeeperScreens {
   }
 
   skills(frame) {
+    const toggled = this.toggled;
+    this.toggled = null;
     this.body.replaceChildren(node("ul", { class: "skills" }, ...frame.skills.map((skill) => {
       const box = node("input", { type: "checkbox" });
       box.checked = skill.enabled;
-      box.addEventListener("change", () => this.send({ type: "admin_enable_skill", id: skill.id, on: box.checked }));
+      box.dataset.skill = skill.id;
+      box.addEventListener("change", () => {
+        this.toggled = skill.id;
+        this.send({ type: "admin_enable_skill", id: skill.id, on: box.checked });
+      });
       return node("li", {}, ...labelled(`${skill.name}: ${skill.description}`, box).reverse());
     })));
+    // The answer to a click: the list as the server now has it, the status saying what
+    // changed, and the focus back on the box (the list is drawn anew).
+    const skill = toggled && frame.skills.find((each) => each.id === toggled);
+    if (skill) {
+      this.status.textContent = t(skill.enabled ? "skill-on" : "skill-off", { name: skill.name });
+      this.body.querySelector(`[data-skill="${CSS.escape(skill.id)}"]`)?.focus();
+    }
   }
 
   rules(frame) {
@@ -234,14 +267,24 @@ export class KeeperScreens {
   }
 
   desk() {
-    const rows = [...this.audio.values()].map((item) => {
+    const library = [...this.audio.values()];
+    const rows = library.map((item) => {
       const name = item.title || item.name;
-      return node("li", {}, node("span", { text: `${name} ` }),
-        ...["bgm", "ambience"].map((layer) => node("button", { type: "button", text: `${t(layer)} ▶`, on: { click: () => this.say(`.${layer} play ${item.hash.slice(0, 12)} --loop`) } })),
-        node("button", { type: "button", text: `${t("sfx")} ▶`, on: { click: () => this.say(`.sfx ${item.hash.slice(0, 12)}`) } }));
+      // The track by its title (the story shows the line as sent), its hash only when
+      // the title would not name it alone.
+      const track = trackWord(item, library);
+      const play = (layer, line) => node("button", {
+        type: "button", text: `${t(layer)} ▶`, "aria-label": t("play-on", { layer: t(layer), name }), on: { click: () => this.say(line) },
+      });
+      return node("li", {}, node("bdi", { class: "track", text: name }),
+        node("span", { class: "plays" },
+          ...["bgm", "ambience"].map((layer) => play(layer, `.${layer} play ${track} --loop`)),
+          play("sfx", `.sfx ${track}`)));
     });
-    const stops = ["bgm", "ambience"].map((layer) => node("button", { type: "button", text: `${t(layer)} ■`, on: { click: () => this.say(`.${layer} stop`) } }));
+    const stops = ["bgm", "ambience", "sfx"].map((layer) => node("button", {
+      type: "button", text: `${t(layer)} ■`, "aria-label": t("stop-layer", { layer: t(layer) }), on: { click: () => this.say(`.${layer} stop`) },
+    }));
     const empty = rows.length ? [] : [node("p", { class: "hint", text: t("desk-empty") })];
-    this.body.replaceChildren(...empty, node("ul", { class: "desk" }, ...rows), node("p", {}, ...stops));
+    this.body.replaceChildren(...empty, node("ul", { class: "desk" }, ...rows), node("p", { class: "stops" }, ...stops));
   }
 }

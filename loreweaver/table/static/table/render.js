@@ -1,8 +1,8 @@
 // Turning frames into the page: story lines, dice cards, `ui` blocks (the performance
 // templates included) and module panels. Every text goes in as text, never as HTML.
-import { evaluate } from "./conditions.js";
-import { pick, t } from "./i18n.js";
+import { currentLocale, pick, t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
+import { resolvePanelBlocks } from "./templates.js";
 
 /** A new element with a class and a text (never HTML). */
 export function element(tag, className, text) {
@@ -12,10 +12,18 @@ export function element(tag, className, text) {
   return node;
 }
 
+// How the Keeper's unnamed lines are signed: "AI Keeper", or the offline Keeper's name
+// while no model is connected (`offline_keeper` in the welcome's features).
+let keeperWord = "keeper";
+
+export function signKeeperAs(word) {
+  keeperWord = word;
+}
+
 export function storyLine(frame) {
   const item = element("li", frame.speaker === "kp" ? "kp" : frame.speaker);
   item.dataset.id = frame.id ?? "";
-  const who = frame.speaker === "kp" ? frame.name || t("keeper") : frame.name;
+  const who = frame.speaker === "kp" ? frame.name || t(keeperWord) : frame.name;
   // Names are isolated: one written right to left never reorders the line around it.
   if (who && frame.speaker !== "system") item.append(element("bdi", "who", who));
   const body = element("div", "text");
@@ -105,7 +113,9 @@ export function diceCard(frame) {
 
 export class Blocks {
   /** `send(text)` sends an input line; `picture(hash)` resolves to an object URL;
-   *  `variables()` gives the viewer's own variables by id. */
+   *  `variables()` gives the viewer's own variables by id. It draws blocks as the
+   *  server sent them (a `ui` frame's) or as templates.js resolved them (a panel's):
+   *  plain values, or an `{en, zh}` text. */
   constructor({ send, picture, variables, intent }) {
     this.send = send;
     this.picture = picture;
@@ -113,45 +123,27 @@ export class Blocks {
     this.intent = intent;
   }
 
-  // A template value: `{$var: id}` read from the viewer's variables, `{$leaf: ...}` from a repeat.
-  value(value, leaf) {
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      if ("$var" in value) {
-        const found = this.variables().get(value.$var);
-        return found === undefined ? "" : found.value;
-      }
-      if ("$leaf" in value) return leaf ? leaf[value.$leaf] : "";
-      return pick(value);
-    }
-    return value;
+  value(value) {
+    return value && typeof value === "object" && !Array.isArray(value) ? pick(value) : value;
   }
 
-  render(blocks, { panel = null, leaf = null } = {}) {
+  render(blocks, { panel = null } = {}) {
     const box = element("div", "ui");
     for (const block of blocks ?? []) {
-      for (const node of this.block(block, panel, leaf)) box.append(node);
+      for (const node of this.block(block, panel)) box.append(node);
     }
     return box;
   }
 
-  visible(block) {
-    if (block.visible_when === undefined) return true;
-    const values = new Map(); // a Map: an id like "__proto__" is just an id
-    for (const [id, variable] of this.variables()) values.set(id, variable.value);
-    return evaluate(block.visible_when, values);
+  // A module panel's template, drawn as this viewer sees it (templates.js decides what
+  // shows, by the rules the server's `.panel` text follows too).
+  panel(blocks, panel) {
+    return this.render(resolvePanelBlocks(blocks, [...this.variables().values()], currentLocale()), { panel });
   }
 
-  block(block, panel, leaf) {
-    if (!block || typeof block !== "object" || !this.visible(block)) return [];
-    if (block.repeat) {
-      const { prefix, block: inner } = block.repeat;
-      const nodes = [];
-      for (const [id, variable] of this.variables()) {
-        if (id.startsWith(prefix)) nodes.push(...this.block(inner, panel, { id, label: variable.label, value: variable.value }));
-      }
-      return nodes;
-    }
-    const v = (name) => this.value(block[name], leaf);
+  block(block, panel) {
+    if (!block || typeof block !== "object") return [];
+    const v = (name) => this.value(block[name]);
     switch (block.kind) {
       case "meter": {
         const row = element("div", "resource");
@@ -171,7 +163,7 @@ export class Blocks {
         if (block.prompt) row.setAttribute("aria-label", String(v("prompt")));
         if (block.prompt) row.append(element("span", "prompt", v("prompt")));
         for (const option of block.options ?? []) {
-          const button = element("button", "choice", this.value(option.label, leaf));
+          const button = element("button", "choice", this.value(option.label));
           button.type = "button";
           button.addEventListener("click", () => {
             if (panel) this.intent(panel, "choice", option.input);
@@ -237,14 +229,14 @@ export function panelBox(panel, blocks, { open }) {
   box.setAttribute("aria-label", pick(panel.title));
   box.append(element("h3", "", pick(panel.title)));
   if (panel.tier === 2) {
-    const fallback = panel.fallback ? blocks.render(panel.fallback, { panel: panel.id }) : element("p", "", t("scripts-off"));
+    const fallback = panel.fallback ? blocks.panel(panel.fallback, panel.id) : element("p", "", t("scripts-off"));
     box.append(fallback);
     const button = element("button", "", t("open"));
     button.type = "button";
     button.addEventListener("click", () => open(panel, box));
     box.append(button);
   } else {
-    box.append(blocks.render(panel.blocks, { panel: panel.id }));
+    box.append(blocks.panel(panel.blocks, panel.id));
   }
   return box;
 }

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 from django.utils.module_loading import import_string
 
-from loreweaver.wire import deploy, hub, self_update, shutdown
+from loreweaver.wire import deploy, hub, round_clock, self_update, shutdown
 from loreweaver.wire.iroh_carrier import TICKET_FILE, IrohCarrier
 from loreweaver.wire.process import (
     keep_the_database_threads_connection,
@@ -48,6 +48,7 @@ class Command(BaseCommand):
             data_dir=settings.DATA_DIR,
             relay=not iroh_no_relay and settings.TRPG_IROH_RELAY == "on",
             bind=settings.TRPG_IROH_BIND,
+            bind6=settings.TRPG_IROH_BIND6,
             join_timeout=settings.TRPG_JOIN_TIMEOUT,
         )
         # The startup's database work is done: its connection goes back to the pool.
@@ -79,6 +80,7 @@ class Command(BaseCommand):
         tasks = [
             asyncio.create_task(carrier.serve()),
             asyncio.create_task(hub.Upkeep().run()),
+            asyncio.create_task(round_clock.RoundClock().run()),
         ]
         await stop.wait()
         carrier.stop_accepting()

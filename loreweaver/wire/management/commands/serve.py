@@ -19,11 +19,12 @@ from rooms.keystore import bootstrap_keeper_key, import_configured_keys
 class Banner:
     """Prints the addresses once every carrier is up, so the last line means ready."""
 
-    def __init__(self, *, expect_ticket: bool, keeper_line: str | None) -> None:
+    def __init__(self, *, expect_ticket: bool, keeper_line: str | None, first_login: bool) -> None:
         self.address: str | None = None
         self.ticket: str | None = None
         self.expect_ticket = expect_ticket
         self.keeper_line = keeper_line
+        self.first_login = first_login
         self.printed = False
 
     def websocket_ready(self, address: str) -> None:
@@ -48,7 +49,10 @@ class Banner:
             lines.append(f"  (also saved to {settings.DATA_DIR / TICKET_FILE})")
         python = deploy.python_command()
         admin = f"http://{self.address}/admin/"
-        lines.append(f"Admin: {admin}  (first login: {python} manage.py createsuperuser)")
+        if self.first_login:
+            lines.append(f"Admin: {admin}  (first login: {python} manage.py createsuperuser)")
+        else:
+            lines.append(f"Admin: {admin}")
         lines.append(
             self.keeper_line
             or f"Keys: mint one with {python} manage.py mint_key --room <room> --name <name> [--role keeper]"
@@ -93,13 +97,16 @@ class Command(BaseCommand):
                 f'Keeper key for room "{minted.access_key.room.name}" (shown once, store it now): '
                 f"{minted.key}"
             )
-        banner = Banner(expect_ticket=not no_iroh, keeper_line=keeper_line)
+        banner = Banner(
+            expect_ticket=not no_iroh, keeper_line=keeper_line, first_login=not deploy.has_superuser()
+        )
         carrier = None
         if not no_iroh:
             carrier = IrohCarrier(
                 data_dir=settings.DATA_DIR,
                 relay=not iroh_no_relay and settings.TRPG_IROH_RELAY == "on",
                 bind=settings.TRPG_IROH_BIND,
+                bind6=settings.TRPG_IROH_BIND6,
                 join_timeout=settings.TRPG_JOIN_TIMEOUT,
                 on_ticket=banner.iroh_ready,
             )

@@ -1,0 +1,61 @@
+"""A keeper's first screen speaks to the keeper (docs/decisions.md, "The browser
+table"): the sample adventure's card says what a keeper does (start it, invite players,
+the keeper screens), never "what your character does", and the sheet of a keeper with
+no character says a keeper needs none rather than "try .coc or .dnd". Once the adventure
+has started, however it started (here: the guided line typed, not the card's button),
+the card and its Start button are gone. In English and Chinese, at desktop and phone
+width; screenshots go to `build/screens/`."""
+
+from __future__ import annotations
+
+import pytest
+
+from keeper.kp.sample import GUIDED_ACTIONS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.servers import dedicated_server
+
+TIMEOUT = 30_000
+WORDS = {
+    "en": {
+        "line": GUIDED_ACTIONS[0],
+        "keeper": "invite players",
+        "player": "your character",
+        "sheet": "needs no character",
+    },
+    "zh": {"line": GUIDED_ACTIONS[1], "keeper": "邀请玩家", "player": "你的角色", "sheet": "不需要角色"},
+}
+
+pytestmark = BROWSER_TESTS
+
+offline_server = dedicated_server(TRPG_OFFLINE__STREAM_PAUSE="0")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_keepers_card_speaks_to_the_keeper_and_goes_once_the_adventure_starts(
+    offline_server, browser, room, language, width
+):
+    words = WORDS[language]
+    context = browser.new_context(viewport={"width": width, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        key = offline_server.env.mint(room, "Kay", "keeper")
+        page.goto(offline_server.ws_url.replace("ws://", "http://") + f"#lang={language}&key={key}")
+        card = page.locator("#sample-card")
+        card.wait_for()
+        told = card.inner_text()
+        assert words["keeper"] in told and words["player"] not in told, told
+        sheet = page.locator("#character-body")
+        sheet.filter(has_text=words["sheet"]).wait_for(state="attached")
+        assert ".coc" not in sheet.text_content(), "a keeper is not nudged to make a character"
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / f"keeper-welcome-{language}-{width}.png"))
+
+        page.fill("#say", words["line"])
+        page.press("#say", "Enter")
+        page.locator("#story li.npc").first.wait_for()
+        card.wait_for(state="detached")
+        page.screenshot(path=str(SCREENS / f"keeper-started-{language}-{width}.png"))
+    finally:
+        context.close()
