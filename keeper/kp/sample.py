@@ -120,6 +120,8 @@ def demo_setup(room_id: int, member_id: str, name: str, locale: str) -> bool:
         variables.declare(room_id, book["variables"], source=MODULE_ID)
         # A Call of Cthulhu adventure: the room rolls as one (a keeper's checks, `.r`).
         TableSettings.objects.update_or_create(room_id=room_id, defaults={"system": SYSTEM})
+        for character in Character.objects.filter(room_id=room_id, system=SYSTEM):
+            fitted_before_start(character, book["skills"])
     # Only keepers start it, and a keeper runs the table: no investigator is made for
     # them (players get theirs when they first act).
     return True
@@ -156,6 +158,16 @@ def made_ready(room_id: int, character: Character) -> Character:
         character.skills.update(adventure()["skills"])
         character.save(update_fields=["skills"])
     return character
+
+
+def fitted_before_start(character: Character, skills: dict[str, int]) -> None:
+    """An investigator made before the adventure started is no worse off than one made
+    after: each of the adventure's skills is raised to its value, and a skill its player
+    already has higher stays as it is."""
+    raised = {skill: value for skill, value in skills.items() if character.skills.get(skill, 0) < value}
+    if raised:
+        character.skills.update(raised)
+        character.save(update_fields=["skills"])
 
 
 def chunks(text: str) -> list[str]:
