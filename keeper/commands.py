@@ -39,6 +39,14 @@ class Caller:
         return say(self.locale, text, **values)
 
 
+class Refused:
+    """Why a command was refused, for a carrier whose protocol says a refusal its own
+    way (SideQuest's `ERROR` for a `/gm` command a player may not use): codes, never
+    texts, so no carrier reads the game's words to learn what happened."""
+
+    KEEPER_ONLY = "keeper_only"
+
+
 @dataclass
 class DiceEvent:
     """A dice frame a command produced: broadcast, recorded, replayed in place."""
@@ -68,6 +76,8 @@ class CommandReply:
     # The keeper chose the room's language (`.language`): every connection of the room
     # writes its member's server lines in it from now on.
     room_language: str = ""
+    # Why the command was refused (a `Refused` code); empty when it was not.
+    refused: str = ""
 
 
 @dataclass(frozen=True)
@@ -183,7 +193,7 @@ def inline_rolls(text: str, caller: Caller) -> CommandReply:
 
 def keeper_refusal(caller: Caller) -> CommandReply:
     """The private answer a player gets for a keeper's command."""
-    return CommandReply(caller.say(_("Only the keeper can do that.")))
+    return CommandReply(caller.say(_("Only the keeper can do that.")), refused=Refused.KEEPER_ONLY)
 
 
 def _unknown(word: str, caller: Caller) -> CommandReply:

@@ -52,7 +52,7 @@ def queued_bytes(items: Iterable[object]) -> int:
     """The bytes of the frames waiting in a send queue (a replay's frames are wrapped)."""
     total = 0
     for item in items:
-        frame = getattr(item, "item", item)
+        frame = getattr(item, "item", getattr(item, "text", item))
         if isinstance(frame, str | bytes):
             total += len(frame)
     return total

@@ -41,6 +41,15 @@ _RESTART = object()  # close with "the server is restarting: come back"
 
 
 @dataclass(frozen=True)
+class _Refusal:
+    """A frame refusing what this member asked, with the game's reason for it (a code of
+    `keeper.commands.Refused`), for a carrier whose protocol says a refusal its own way."""
+
+    text: str
+    code: str
+
+
+@dataclass(frozen=True)
 class _Burst:
     """A frame of a replay or catch-up in the send queue (not held to the live bound)."""
 
@@ -70,6 +79,10 @@ class Carrier(Protocol):
 
     async def send_bytes(self, data: bytes) -> None:
         """Write one binary message (WebSocket media replies only)."""
+
+    async def send_refusal(self, text: str, code: str) -> None:
+        """Write a control frame that refuses what the member asked, for the reason
+        `code`: loreweaver's carriers write the frame, SideQuest's says it as an error."""
 
     async def close(self) -> None:
         """Close the connection after everything written so far has been delivered."""
@@ -272,11 +285,16 @@ class SessionCore(RoomMessages):
         metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
         self._enqueue(encode(frame))
 
+    def send_refusal(self, frame: dict, code: str) -> None:
+        """Queue a frame that refuses what this member asked, with the game's reason."""
+        metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
+        self._enqueue(_Refusal(encode(frame), code))
+
     def send_binary(self, data: bytes) -> None:
         """Queue one binary message (a WebSocket media reply)."""
         self._enqueue(data)
 
-    def _enqueue(self, item: str | bytes, *, live: bool = True) -> None:
+    def _enqueue(self, item: str | bytes | _Refusal, *, live: bool = True) -> None:
         if self._closing:
             return
         if not live:
@@ -340,6 +358,8 @@ class SessionCore(RoomMessages):
             try:
                 if isinstance(item, bytes):
                     await self.carrier.send_bytes(item)
+                elif isinstance(item, _Refusal):
+                    await self.carrier.send_refusal(item.text, item.code)
                 else:
                     await self.carrier.send_text(item)
             except Exception as exc:

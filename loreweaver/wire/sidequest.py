@@ -22,7 +22,7 @@ from django.conf import settings
 from pydantic import ValidationError
 
 from base.i18n import _, say
-from keeper.commands import Caller, keeper_refusal
+from keeper.commands import Refused
 from keeper.sidequest_services import background_of, newest_lore_id
 from loreweaver.wire import sidequest_replay as replays
 from loreweaver.wire.consumers import OVERSIZE_ANSWER, WebSocketCarrier
@@ -315,6 +315,14 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
                 exc, "connection=%s could not tell a frame to a SideQuest client", self.session.connection_id
             )
 
+    async def send_refusal(self, text: str, code: str) -> None:
+        """A command the game refused: a `/gm` command refused as a keeper's is an
+        `ERROR` (the contract's word for it); any other refusal is told as a line."""
+        if code == Refused.KEEPER_ONLY and self.gm and self.mine is not None:
+            await self._error(json.loads(text).get("text", ""))
+            return
+        await self.send_text(text)
+
     async def _tell(self, frame: dict) -> None:
         kind = frame.get("type")
         if self.held is not None and kind in ("narrative", "dice", "media"):
@@ -389,9 +397,6 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
                 self.mine_seen = True  # my own action, echoed: not narrated back to me
                 return
             await self._narrate(f"{frame.get('name', '')}: {text}", seq=await self._seq(frame))
-            return
-        if speaker == "system" and self.gm and self.mine is not None and text == self._keeper_only():
-            await self._error(text)  # a `/gm` the turn refused: the contract says `ERROR`
             return
         if frame.get("format") == "markdown":
             text = plain_text(text)
@@ -563,11 +568,6 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
             "render_id": frame.get("id", ""),
             "tier": "scene",
         }
-
-    def _keeper_only(self) -> str:
-        """The table's answer to a keeper's command from a player, in this viewer's language."""
-        nobody = Caller(room_id=0, member_id="", name="", is_keeper=False, locale=self.session.locale)
-        return keeper_refusal(nobody).text
 
     @staticmethod
     def _error_message(text: str, *, reconnect_required: bool = False) -> str:

@@ -54,6 +54,8 @@ class TurnContext:
     key_id: int
     locale: str
     send_private: Callable[[dict], None]
+    # A private frame refusing what the member asked, with the game's reason code.
+    send_refusal: Callable[[dict, str], None]
     queued_notice: Callable[[], None]
 
 
@@ -112,6 +114,9 @@ async def _answer(
         await media_channel.announce(context.room_id, await database_sync_to_async(stored_item)(item_id))
     if kept is not None:
         await hub.publish(context.room_id, kept.frame, row=("event", kept.id), into=batch)
+    elif reply.private and reply.refused:
+        await hub.flush(context.room_id, batch)
+        context.send_refusal(_line(Speaker.SYSTEM, reply.text), reply.refused)
     elif reply.private:
         await hub.flush(context.room_id, batch)
         context.send_private(_line(Speaker.SYSTEM, reply.text))
