@@ -35,6 +35,9 @@ class Joined(Protocol):
     inputs: MemberInputs
     panel_ids: frozenset[str]  # the panels of this viewer's own `ui_manifest`
 
+    connection_id: str
+    tells_turns_end: bool  # its carrier tells the end of each input its own way
+
     def send(self, frame: dict) -> None: ...
     def send_refusal(self, frame: dict, code: str) -> None: ...
     def send_error(self, code: str, *, message_key: str | None = None, **values: object) -> None: ...
@@ -71,6 +74,7 @@ class MemberInputs:
             locale=connection.locale,
             send_private=connection.send,
             send_refusal=connection.send_refusal,
+            tell_done=connection.connection_id if connection.tells_turns_end else "",
             queued_notice=lambda: connection.send(frames.system(notice("queued", connection.locale))),
         )
         while not self._waiting.empty():

@@ -139,6 +139,10 @@ class RoomMessages:
             text = disconnect_notice(message.get("minutes") or 0, self.locale)
             await self.deliver_then_close(frames.system(text, "warn"))
 
+    async def room_input_done(self, seat: Seat, message: dict) -> None:
+        if message.get("connection") == self.connection_id:
+            self.input_done()
+
     async def room_resync(self, seat: Seat, message: dict) -> None:
         await self._catch_up(seat)
 

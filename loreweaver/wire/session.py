@@ -49,6 +49,9 @@ class _Refusal:
     code: str
 
 
+_INPUT_DONE = object()  # the game is done with one of this member's inputs
+
+
 @dataclass(frozen=True)
 class _Burst:
     """A frame of a replay or catch-up in the send queue (not held to the live bound)."""
@@ -92,6 +95,10 @@ class Carrier(Protocol):
 
     async def close_for_restart(self) -> None:
         """Close as `close` does, saying the server is restarting (come back soon)."""
+
+    # A carrier that tells the end of each input its own way also has `async def
+    # input_done(self) -> None`, called once the game is done with one of its member's
+    # inputs, after the input's last frame (`SessionCore.tells_turns_end`).
 
 
 class SessionCore(RoomMessages):
@@ -290,11 +297,21 @@ class SessionCore(RoomMessages):
         metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
         self._enqueue(_Refusal(encode(frame), code))
 
+    @property
+    def tells_turns_end(self) -> bool:
+        """Whether the carrier tells the end of each input its own way (`input_done`)."""
+        return hasattr(self.carrier, "input_done")
+
+    def input_done(self) -> None:
+        """Queue the game's word that it is done with one of this member's inputs, after
+        everything the input sent (`room.input_done`)."""
+        self._enqueue(_INPUT_DONE)
+
     def send_binary(self, data: bytes) -> None:
         """Queue one binary message (a WebSocket media reply)."""
         self._enqueue(data)
 
-    def _enqueue(self, item: str | bytes | _Refusal, *, live: bool = True) -> None:
+    def _enqueue(self, item: str | bytes | _Refusal | object, *, live: bool = True) -> None:
         if self._closing:
             return
         if not live:
@@ -360,6 +377,8 @@ class SessionCore(RoomMessages):
                     await self.carrier.send_bytes(item)
                 elif isinstance(item, _Refusal):
                     await self.carrier.send_refusal(item.text, item.code)
+                elif item is _INPUT_DONE:
+                    await self.carrier.input_done()
                 else:
                     await self.carrier.send_text(item)
             except Exception as exc:

@@ -108,9 +108,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         self.gained: list[dict] = []  # items gained since the last NARRATION_END told them
         self.scene = ""
         self.in_combat = False
-        self.mine: str | None = None  # my action while its turn runs
-        self.mine_seen = False
-        self.keeper_turn = False
+        self.mine: str | None = None  # my action, until the game says it is done with it
         self.gm = False  # my action is a `/gm` command
         self.rolls: list[str] = []
         self.creation: dict | None = None
@@ -298,7 +296,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         elif text.startswith("/"):
             await self._slash(text)
             return
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], False
+        self.mine, self.rolls, self.gm = text, [], False
         self.lore_before = await database_sync_to_async(newest_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
@@ -346,10 +344,6 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         elif kind == "dice":
             self.rolls.append(dice_line(frame, self.session.locale))
         elif kind == "turn_status":
-            if frame.get("status") == "busy" and self.mine_seen:
-                self.keeper_turn = True
-            elif frame.get("status") == "idle" and self.keeper_turn:
-                self.keeper_turn = False  # the state that follows ends my turn
             await self._turn_status(frame)
         elif kind == "state":
             await self._on_state(frame)
@@ -394,8 +388,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         if speaker == "player":
             mine = self.mine is not None and frame.get("name") == self.you.get("name")
             if mine and (text == self.mine or self.mine.startswith(".")):
-                self.mine_seen = True  # my own action, echoed: not narrated back to me
-                return
+                return  # my own action, echoed: not narrated back to me
             await self._narrate(f"{frame.get('name', '')}: {text}", seq=await self._seq(frame))
             return
         if frame.get("format") == "markdown":
@@ -455,11 +448,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
             current = next((entry["name"] for entry in order if entry.get("current")), "")
             combat = {"in_combat": self.in_combat, "enemies": [], "turn_order": [e["name"] for e in order]}
             await self._send(message("COMBAT_EVENT", {**combat, "current_turn": current}))
-        # A turn of mine ends with the state after it: a command's answer, a line a
-        # human keeper will narrate, or (after its `idle`) the Keeper's turn.
-        if self.mine is not None and self.mine_seen and not self.keeper_turn:
-            await self._end_turn()
-        elif self.gained and self.mine is None:
+        if self.gained and self.mine is None:
             # Items came from someone else's turn (a gift, the Keeper): told at once.
             await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
 
@@ -537,8 +526,14 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         if self.rolls:
             await self._narrate("\n".join(self.rolls))
             self.rolls = []
-        self.mine, self.mine_seen, self.keeper_turn, self.gm = None, False, False, False
+        self.mine, self.gm = None, False
         await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
+
+    async def input_done(self) -> None:
+        """The game is done with my last input, all of whose frames are told: a command's
+        answer, a line a human keeper will narrate, or the Keeper's whole turn."""
+        if self.mine is not None:
+            await self._end_turn()
 
     async def _seq(self, frame: dict) -> int | None:
         """The line's number in the room's story, for the current client (which keeps

@@ -74,7 +74,7 @@ class ClientCommands:
         await self._command(template.format(argument), gm=True)
 
     async def _command(self, text: str, *, gm: bool = False) -> None:
-        self.mine, self.mine_seen, self.keeper_turn, self.rolls, self.gm = text, False, False, [], gm
+        self.mine, self.rolls, self.gm = text, [], gm
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
 
     async def _journal(self, request: JournalRequest) -> None:

@@ -57,6 +57,9 @@ class TurnContext:
     # A private frame refusing what the member asked, with the game's reason code.
     send_refusal: Callable[[dict, str], None]
     queued_notice: Callable[[], None]
+    # The connection to tell when the game is done with each input (`room.input_done`),
+    # empty when its carrier tells no turn's end of its own.
+    tell_done: str = ""
 
 
 def play_in_database(
@@ -428,6 +431,8 @@ async def run_input(context: TurnContext, text: str) -> None:
             await hub.publish_state_refresh(context.room_id, snapshot=snapshot, into=batch)
             kind = "command" if played.reply is not None else "keeper" if played.keeper_locale else "line"
         finally:
+            if context.tell_done:
+                await hub.publish_input_done(context.room_id, context.tell_done, into=batch)
             # Committed rows are announced even when the turn failed half-way.
             await hub.flush(context.room_id, batch)
             metrics.TURNS.labels(kind).observe(time.monotonic() - started)
