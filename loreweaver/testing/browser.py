@@ -85,3 +85,17 @@ def horizontal_overflow(page) -> str:
     if seen["scroll"] <= seen["width"]:
         return ""
     return f"{seen['scroll']} px wide in {seen['width']}: {', '.join(seen['culprits'])}"
+
+
+_BOXES = """(selectors) => selectors.map((selector) =>
+    [...document.querySelectorAll(selector)].map((element) => {
+        const r = element.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height};
+    }))"""
+
+
+def boxes(page, *selectors: str) -> list[list[dict]]:
+    """The boxes of every element each selector finds, all read in one look: the page
+    may still grow above them (the room's first frames arriving), which moves them
+    together, where boxes read one at a time could each see a different layout."""
+    return page.evaluate(_BOXES, list(selectors))

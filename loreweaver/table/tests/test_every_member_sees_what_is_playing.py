@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, DESKTOP, PHONE, SCREENS, seated, shoot
+from loreweaver.testing.browser import BROWSER_TESTS, DESKTOP, PHONE, SCREENS, boxes, seated, shoot
 
 pytestmark = BROWSER_TESTS
 
@@ -81,15 +81,15 @@ def test_the_desk_plays_by_title_and_everyone_sees_what_plays(table):
 
     stops = kay.locator("#keeper-body .stops button")
     assert stops.count() == 3 and words["sfx"] in stops.last.inner_text(), "Effects has a stop too"
-    boxes = [stops.nth(n).bounding_box() for n in range(3)]
-    assert all(box["height"] >= 44 and box["width"] >= 44 for box in boxes), boxes
-    for left, right in itertools.pairwise(boxes):
+    [stop_boxes] = boxes(kay, "#keeper-body .stops button")
+    assert all(box["height"] >= 44 and box["width"] >= 44 for box in stop_boxes), stop_boxes
+    for left, right in itertools.pairwise(stop_boxes):
         apart = (
             right["x"] - (left["x"] + left["width"])
             if abs(left["y"] - right["y"]) < 4
             else right["y"] - (left["y"] + left["height"])
         )
-        assert apart >= 8, f"stop buttons touch: {boxes}"
+        assert apart >= 8, f"stop buttons touch: {stop_boxes}"
     shoot(kay, SCREENS, "audio-desk", language)
     shoot(pip, SCREENS, "now-playing", language)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, seated
+from loreweaver.testing.browser import BROWSER_TESTS, boxes, seated
 
 pytestmark = BROWSER_TESTS
 
@@ -14,10 +14,8 @@ pytestmark = BROWSER_TESTS
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_the_volume_sliders_line_up_with_their_labels(browser, server, room, language):
     page = seated(browser, server, server.env.mint(room, "Pip"), language)
-    rows = page.locator("#audio-layers label")
-    assert rows.count() == 3
-    sliders = [rows.nth(n).locator("input").bounding_box() for n in range(3)]
-    names = [rows.nth(n).locator("span").bounding_box() for n in range(3)]
+    assert page.locator("#audio-layers label").count() == 3
+    sliders, names = boxes(page, "#audio-layers label input", "#audio-layers label span")
     assert len({round(box["x"]) for box in sliders}) == 1, f"the sliders start apart: {sliders}"
     assert len({round(box["width"]) for box in sliders}) == 1, sliders
     for name, slider in zip(names, sliders, strict=True):
