@@ -82,10 +82,11 @@ def offered() -> list[Offered]:
 
 
 def check(data: bytes) -> lwpack.Pack:
-    """The pack in `data`, read and checked in full, and not installed already."""
+    """The pack in `data`, read and checked in full: not installed already, or installed
+    at the same version (which an install replaces, as an author rebuilding it expects)."""
     pack = lwpack.open_pack(data)
     existing = InstalledPack.objects.filter(pack_id=pack.pack_id).first()
-    if existing is not None:
+    if existing is not None and existing.version != pack.version:
         raise PackError(
             _("A pack called {id} is installed already (version {version}); remove it first."),
             id=pack.pack_id,
@@ -95,8 +96,12 @@ def check(data: bytes) -> lwpack.Pack:
 
 
 def install(data: bytes, *, by: str = "") -> InstalledPack:
-    """Install the pack in `data` (all of it, or nothing); PackError names the problem."""
+    """Install the pack in `data` (all of it, or nothing); PackError names the problem.
+    The same id at the same version replaces what is installed, in every room that has
+    it on (its panels and hooks are the new build's from the next turn)."""
     pack = check(data)
+    replaced = InstalledPack.objects.filter(pack_id=pack.pack_id, version=pack.version).first()
+    old_keys = [] if replaced is None else _storage_keys(replaced)
     written = []
     try:
         for path, content in pack.files.items():
@@ -108,17 +113,23 @@ def install(data: bytes, *, by: str = "") -> InstalledPack:
                     default_storage.delete(saved)
                     written.remove(saved)
         with transaction.atomic():
-            installed = InstalledPack.objects.create(
-                pack_id=pack.pack_id,
-                version=pack.version,
-                name=pack.manifest["name"],
-                description=pack.manifest["description"],
-                license=pack.manifest["license"],
-                manifest=pack.manifest,
-                panels=pack.panels,
-                cards=pack.cards,
-                installed_by=by[:64],
-            )
+            fields = {
+                "name": pack.manifest["name"],
+                "description": pack.manifest["description"],
+                "license": pack.manifest["license"],
+                "manifest": pack.manifest,
+                "panels": pack.panels,
+                "cards": pack.cards,
+                "installed_by": by[:64],
+            }
+            if replaced is not None:
+                installed = replaced
+                for name, value in fields.items():
+                    setattr(installed, name, value)
+                installed.save()
+                installed.files.all().delete()
+            else:
+                installed = InstalledPack.objects.create(pack_id=pack.pack_id, version=pack.version, **fields)
             PackFile.objects.bulk_create(
                 PackFile(
                     pack=installed,
@@ -137,8 +148,16 @@ def install(data: bytes, *, by: str = "") -> InstalledPack:
     except BaseException:
         _forget_unused(written)
         raise
+    if replaced is not None:
+        _forget_unused(old_keys)
+        for room_id in installed.rooms.values_list("room_id", flat=True):
+            room_panels_changed.send(sender=InstalledPack, room_id=room_id)
     log.info("pack %s %s installed by %s", pack.pack_id, pack.version, by or "the operator")
     return installed
+
+
+def _storage_keys(pack: InstalledPack) -> list[str]:
+    return sorted({storage_key(sha256) for sha256 in pack.files.values_list("sha256", flat=True)})
 
 
 def _digest(pack: lwpack.Pack, path: str) -> str:
@@ -162,7 +181,7 @@ def remove(pack_id: str) -> InstalledPack:
     pack = InstalledPack.objects.filter(pack_id=pack_id.strip()).first()
     if pack is None:
         raise PackError(_("No pack called {id} is installed."), id=pack_id.strip()[:80])
-    keys = sorted({storage_key(sha256) for sha256 in pack.files.values_list("sha256", flat=True)})
+    keys = _storage_keys(pack)
     with transaction.atomic():
         rooms = list(pack.rooms.values_list("room_id", flat=True))
         pack.delete()

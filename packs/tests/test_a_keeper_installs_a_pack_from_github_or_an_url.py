@@ -80,7 +80,7 @@ async def test_a_keeper_installs_from_github_and_from_a_url_and_the_pack_is_on(f
                 await kay.say(".pack install gh:studio/corridor@v1")
                 await kay.expect("narrative", speaker="system")
                 said = (await kay.expect("narrative", speaker="system", timeout=30))["text"]
-                assert "A pack called corridor-apartment is installed already" in said
+                assert "Installed the pack corridor-apartment 1.0.0." in said, "the same version, replaced"
                 assert "/repos/studio/corridor/releases/tags/v1" in source.asked
         finally:
             server.stop()

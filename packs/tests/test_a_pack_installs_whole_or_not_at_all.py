@@ -1,19 +1,22 @@
 """Building the example pack and installing it: checked in full first, stored, listed,
-removable; installing twice, or a pack whose files do not add up, changes nothing."""
+removable; installing the same version again replaces it (as an author rebuilding it
+expects), while another version of an installed pack, or a pack whose files do not add
+up, changes nothing."""
 
 from __future__ import annotations
 
 import io
+import shutil
 import zipfile
 
 import pytest
 import yaml
 from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from packs import lwpack, services
 from packs.lwpack import PackError
-from packs.models import InstalledPack, PackFile
+from packs.models import InstalledPack, PackFile, RoomPack
+from rooms.models import Room
 
 pytestmark = pytest.mark.django_db
 
@@ -55,12 +58,52 @@ def test_the_trust_card_says_what_the_pack_holds_in_both_languages(example_pack)
     assert "港口线索" in chinese and "面板" in chinese
 
 
-def test_a_second_install_of_the_same_id_is_refused_and_changes_nothing(example_pack, media_root):
+def _rebuilt(tmp_path, change) -> bytes:
+    """The example pack built again from a copy of its source that `change` edited."""
+    from packs.tests.conftest import EXAMPLE
+
+    source = tmp_path / "harbour-clues"
+    shutil.copytree(EXAMPLE, source)
+    change(source)
+    return lwpack.build(source)
+
+
+def _retold(source) -> None:
+    card = source / "cards" / "old-tom.json"
+    card.write_text(card.read_text(encoding="utf-8").replace("Old Tom", "Old Thomas"), encoding="utf-8")
+
+
+def test_installing_the_same_version_again_replaces_it_in_the_rooms_that_have_it(
+    example_pack, media_root, tmp_path
+):
+    first = services.install(example_pack)
+    room = Room.objects.create(name="Harbour")
+    RoomPack.objects.create(room=room, pack=first)
+    old_card = PackFile.objects.get(path="cards/old-tom.json").sha256
+
+    again = services.install(_rebuilt(tmp_path, _retold), by="studio")
+
+    assert (again.pk, again.version, InstalledPack.objects.count()) == (first.pk, "1.0.0", 1)
+    assert RoomPack.objects.filter(room=room, pack=again).exists(), "still on in the room"
+    card = PackFile.objects.get(path="cards/old-tom.json")
+    assert card.sha256 != old_card and b"Old Thomas" in services.read_file(card)
+    assert PackFile.objects.count() == 5
+    assert len(_files(media_root)) == 5, "the replaced card's bytes are gone, the rest kept once"
+
+
+def test_another_version_of_an_installed_pack_is_refused_and_changes_nothing(
+    example_pack, media_root, tmp_path
+):
     services.install(example_pack)
     before = _files(media_root)
+
+    def bumped(source) -> None:
+        manifest = source / "pack.yaml"
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace("1.0.0", "1.1.0"), encoding="utf-8")
+
     with pytest.raises(PackError, match="installed already"):
-        services.install(example_pack)
-    assert InstalledPack.objects.count() == 1 and _files(media_root) == before
+        services.install(_rebuilt(tmp_path, bumped))
+    assert InstalledPack.objects.get().version == "1.0.0" and _files(media_root) == before
 
 
 def test_removing_a_pack_deletes_its_record_and_its_bytes(example_pack, media_root):
@@ -112,8 +155,8 @@ def test_the_operator_installs_from_the_shell_after_reading_the_trust_card(
     call_command("pack", "install", str(path), "--yes")
     out = capsys.readouterr().out
     assert "2 panels (1 for keepers only)" in out and "Installed harbour-clues 1.0.0." in out
-    with pytest.raises(CommandError, match="installed already"):
-        call_command("pack", "install", str(path), "--yes")
+    call_command("pack", "install", str(path), "--yes")  # a rebuild of the same version replaces it
+    assert "Installed harbour-clues 1.0.0." in capsys.readouterr().out and InstalledPack.objects.count() == 1
 
 
 def test_the_bundled_pack_is_installed_once_and_stays_removed(media_root):
