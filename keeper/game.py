@@ -63,6 +63,13 @@ class Actor:
         character = characters.active_character(room_id, member_id)
         return cls(room_id, character.name if character else name, character)
 
+    @classmethod
+    def named(cls, room_id: int, member_id: str, name: str) -> Actor:
+        """A member by the name the table knows them by (their character's when they
+        play one), without reading the sheet: all a roll of a written expression needs
+        (one plain query where `member` builds the whole character)."""
+        return cls(room_id, characters.table_name(room_id, member_id, name))
+
     def pack(self) -> Pack:
         """The rules this actor plays by: the character's system, else the room's."""
         system = self.character.system if self.character else TableSettings.of(self.room_id).system

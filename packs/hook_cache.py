@@ -3,11 +3,16 @@
 Every line of play and every public roll asks for the room's hook scripts, and they
 change only when a pack is installed, removed, turned on or off in a room, or a card
 import, a restore or a reset writes the room's card hooks. Each of those writes bumps
-one generation number in the shared cache (Django's: Redis on the hosted profile, so
-every process sees it; the process's own memory embedded) once it commits, and a
-process keeps a room's scripts only while the generation they were read under is the
-current one. The generation is read before the scripts, so a write that commits
-between the two is seen at the next turn at the latest.
+one generation number in the cache once it commits, and a process keeps a room's
+scripts only while the generation they were read under is the current one. The
+generation is read before the scripts, so a write that commits between the two is seen
+at the next turn at the latest.
+
+Only where the cache is the process's own memory (the embedded profile): there asking
+it is nearly free and saves a query of SQLite. Where the cache is shared (Redis on the
+hosted profile) asking it whether anything changed costs a round trip and more CPU than
+Postgres takes to answer the query itself (measured under `bench/fanout.py`), so the
+scripts are read every time and every process sees a change at its next turn.
 
 A writer in another process that shares no cache with the server (the embedded
 profile's `manage.py pack remove` beside a running server) bumps only its own; kept
@@ -22,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
@@ -52,9 +58,17 @@ def _generation() -> int:
     return int(found) if found is not None else -1
 
 
+def _kept_here() -> bool:
+    """Whether the cache is this process's own memory (see the module docstring)."""
+    return settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
+
+
 def scripts(room_id: int, read: Callable[[int], list]) -> list:
     """The room's scripts as `read(room_id)` returns them, read again only when a write
-    since the last read may have changed them (or `TTL_SECONDS` passed)."""
+    since the last read may have changed them (or `TTL_SECONDS` passed); read every
+    time where the cache is shared."""
+    if not _kept_here():
+        return read(room_id)
     generation = _generation()
     now = time.monotonic()
     with _lock:
@@ -76,6 +90,8 @@ def changed() -> None:
 def _bump() -> None:
     with _lock:  # this process need not wait for the cache to tell it
         _kept.clear()
+    if not _kept_here():
+        return  # nobody keeps scripts under a generation
     try:
         cache.incr(GENERATION_KEY)
     except ValueError:  # no generation yet (or the cache was emptied): start one

@@ -1,4 +1,4 @@
-"""Each process keeps a room's hook scripts between turns (`packs/hook_cache.py`); a
+"""A room's hook scripts follow its packs on every process (`packs/hook_cache.py`): a
 pack turned on or off in the room through one process is what the next roll on
 another process hears, at once (docs/performance.md)."""
 
