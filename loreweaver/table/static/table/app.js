@@ -79,6 +79,18 @@ function append(item) {
   scrollToEnd();
 }
 
+// A reader at the story's end stays there when something takes room beside it (the
+// "now playing" strip above, the busy line below): the last line is never left under
+// the input box.
+{
+  const story = $("story");
+  let atEnd = true;
+  story.addEventListener("scroll", () => {
+    atEnd = story.scrollTop + story.clientHeight >= story.scrollHeight - 4;
+  });
+  new ResizeObserver(() => { if (atEnd) scrollToEnd(); }).observe(story);
+}
+
 // What the offline Keeper sends to start the sample adventure (the protocol's guided action).
 const GUIDED_ACTION = { en: "Start the built-in sample adventure", zh: "开始内置示例冒险" };
 

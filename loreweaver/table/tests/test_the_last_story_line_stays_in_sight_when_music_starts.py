@@ -1,0 +1,48 @@
+"""A player reading the end of the story keeps its last line in sight when the "now
+playing" strip appears above it (docs/decisions.md, "The browser table"): the story
+gives the strip its room from the top, never by hiding its last line under the input
+box. Chromium at 390 px, where the story fills the screen first."""
+
+from __future__ import annotations
+
+import os
+
+from loreweaver.testing.browser import BROWSER_TESTS, PHONE, SCREENS, seated, shoot
+
+pytestmark = BROWSER_TESTS
+
+SOUND = b"OggS" + os.urandom(3000)
+
+_LAST_LINE_IN_SIGHT = """() => {
+    const story = document.getElementById("story");
+    const last = story.lastElementChild.getBoundingClientRect();
+    return last.bottom <= story.getBoundingClientRect().bottom + 1;
+}"""
+_OVERFLOWS = """() => {
+    const story = document.getElementById("story");
+    return story.scrollHeight > story.clientHeight + 120;
+}"""
+
+
+def test_the_story_keeps_its_last_line_in_sight_when_music_starts(browser, server, room):
+    kay = seated(browser, server, server.env.mint(room, "Kay", "keeper"), "en")
+    pip = seated(browser, server, server.env.mint(room, "Pip"), "en", PHONE)
+    for n in range(30):
+        if pip.evaluate(_OVERFLOWS):
+            break
+        pip.fill("#say", f".r 1d6+{n}")
+        pip.press("#say", "Enter")
+        pip.locator("#story li", has_text=f"1d6+{n}").last.wait_for()
+    assert pip.evaluate(_OVERFLOWS), "the story fills the phone's screen"
+    assert pip.evaluate(_LAST_LINE_IN_SIGHT)
+
+    kay.set_input_files("#upload", files=[{"name": "harbour.ogg", "mimeType": "audio/ogg", "buffer": SOUND}])
+    kay.locator("#upload-progress", has_text="harbour.ogg is in the room.").wait_for()
+    kay.fill("#say", '.bgm play "harbour.ogg" --loop')
+    kay.press("#say", "Enter")
+    pip.locator("#now-playing", has_text="harbour.ogg").wait_for()
+    pip.wait_for_function(_LAST_LINE_IN_SIGHT, timeout=5000)
+    shoot(pip, SCREENS, "music-starts", "en")
+    assert pip.errors == [] and kay.errors == []
+    for page in (kay, pip):
+        page.context.close()
