@@ -525,7 +525,7 @@ function onFrame(frame) {
       table.replaying = $("story").children.length > 0;
       table.skipEvents = table.replaying;
       table.retries = 0;
-      $("room-name").textContent = `${frame.room} · ${frame.you.name}`;
+      $("room-name").textContent = $("room-name").title = `${frame.room} · ${frame.you.name}`;
       table.room = frame.room;
       $("open-keeper").hidden = frame.you.role !== "keeper";
       $("join-screen").hidden = true;
