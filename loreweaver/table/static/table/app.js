@@ -222,12 +222,28 @@ function meterRow(label, value, max) {
   return row;
 }
 
+// Without a portrait a name shows a letter on a colour of its own, so two people whose
+// letters match (Keeper and Kim) still look apart: the first letter of a name, the last
+// character of a Chinese one (its given name: 小明 and 小红 read 明 and 红).
+function initialOf(name) {
+  const chars = [...(name || "").trim()];
+  if (!chars.length) return "?";
+  return (/\p{Script=Han}/u.test(chars[0]) ? chars[chars.length - 1] : chars[0]).toUpperCase();
+}
+
+function hueOf(name) {
+  let hue = 0;
+  for (const char of name || "") hue = (hue * 31 + char.codePointAt(0)) % 360;
+  return hue;
+}
+
 function avatarImage(avatar, name) {
-  if (!avatar?.hash) { // no portrait: the name's first letter
+  if (!avatar?.hash) {
     const initial = document.createElement("span");
     initial.className = "avatar initial";
     initial.setAttribute("aria-hidden", "true");
-    initial.textContent = (name || "?").slice(0, 1).toUpperCase();
+    initial.textContent = initialOf(name);
+    initial.style.background = `hsl(${hueOf(name)} 45% 36%)`;
     return initial;
   }
   const image = document.createElement("img");
