@@ -109,7 +109,8 @@ def test_the_model_page_names_the_offline_keeper(seat):
 
 # What each keeper screen shows once its list has arrived, in each language.
 SCREEN_CONTENT = {
-    "invites": ("#keeper-body .keys li", {"en": "keeper", "zh": "守秘人"}),
+    # The role reads with its key (the row's first words), not after the Delete button.
+    "invites": ("#keeper-body .keys li > span:first-child", {"en": "· keeper ·", "zh": "· 守秘人 ·"}),
     "model": ("#keeper-models option[value=sample-keeper]", {"en": "", "zh": ""}),
     "backups": ("#keeper-body .backups li", {"en": "No backup", "zh": "还没有备份"}),
     "skills": ("#keeper-body .skills li", {"en": "Clue trail", "zh": "线索链"}),

@@ -113,8 +113,9 @@ export class KeeperScreens {
   invites(frame) {
     const rows = frame.keys.map((key) => {
       const name = node("input", { value: key.name, "aria-label": t("rename") });
+      // The role reads with the key it belongs to, never after a button ("Delete player").
       return node("li", {},
-        node("span", { text: `${key.key_masked} · ` }),
+        node("span", { text: `${key.key_masked} · ${roleWord(key.role)} · ` }),
         name,
         node("button", { type: "button", text: t("rename"), on: { click: () => this.send({ type: "admin_update_key", id: key.id, name: name.value }) } }),
         node("button", {
@@ -126,7 +127,6 @@ export class KeeperScreens {
           // A deleted key is gone for good, and its holder is closed at once: ask first.
           if (confirm(t("delete-key-confirm", { name: key.name }))) this.send({ type: "admin_delete_key", id: key.id });
         } } }),
-        node("span", { text: ` ${roleWord(key.role)}` }),
       );
     });
     const newName = node("input", { maxlength: "64" });
