@@ -84,6 +84,11 @@ def offered() -> list[Offered]:
 def check(data: bytes) -> lwpack.Pack:
     """The pack in `data`, read and checked in full: not installed already, or installed
     at the same version (which an install replaces, as an author rebuilding it expects)."""
+    return _checked(data)[0]
+
+
+def _checked(data: bytes) -> tuple[lwpack.Pack, InstalledPack | None]:
+    """`check`, with the installed pack of the same id and version it would replace."""
     pack = lwpack.open_pack(data)
     existing = InstalledPack.objects.filter(pack_id=pack.pack_id).first()
     if existing is not None and existing.version != pack.version:
@@ -92,15 +97,14 @@ def check(data: bytes) -> lwpack.Pack:
             id=pack.pack_id,
             version=existing.version,
         )
-    return pack
+    return pack, existing
 
 
 def install(data: bytes, *, by: str = "") -> InstalledPack:
     """Install the pack in `data` (all of it, or nothing); PackError names the problem.
     The same id at the same version replaces what is installed, in every room that has
     it on (its panels and hooks are the new build's from the next turn)."""
-    pack = check(data)
-    replaced = InstalledPack.objects.filter(pack_id=pack.pack_id, version=pack.version).first()
+    pack, replaced = _checked(data)
     old_keys = [] if replaced is None else _storage_keys(replaced)
     written = []
     try:

@@ -88,10 +88,6 @@ class TableConsumer(WebSocketCarrier):
         """Write one control frame."""
         await self.send(text_data=text)
 
-    async def send_refusal(self, text: str, code: str) -> None:
-        """A refusal is a frame like any other here (its text says why)."""
-        await self.send_text(text)
-
     async def send_bytes(self, data: bytes) -> None:
         """Write one binary message (a media reply)."""
         await self.send(bytes_data=data)

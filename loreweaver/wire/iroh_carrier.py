@@ -275,10 +275,6 @@ class IrohConnection:
         assert self._send is not None
         await self._send.write_all(text.encode("utf-8") + b"\n")
 
-    async def send_refusal(self, text: str, code: str) -> None:
-        """A refusal is a frame like any other here (its text says why)."""
-        await self.send_text(text)
-
     async def send_bytes(self, data: bytes) -> None:
         """Iroh media replies travel on their own streams, never on the control stream."""
         raise NotImplementedError("binary messages are a WebSocket framing")

@@ -83,10 +83,6 @@ class Carrier(Protocol):
     async def send_bytes(self, data: bytes) -> None:
         """Write one binary message (WebSocket media replies only)."""
 
-    async def send_refusal(self, text: str, code: str) -> None:
-        """Write a control frame that refuses what the member asked, for the reason
-        `code`: loreweaver's carriers write the frame, SideQuest's says it as an error."""
-
     async def close(self) -> None:
         """Close the connection after everything written so far has been delivered."""
 
@@ -96,9 +92,12 @@ class Carrier(Protocol):
     async def close_for_restart(self) -> None:
         """Close as `close` does, saying the server is restarting (come back soon)."""
 
-    # A carrier that tells the end of each input its own way also has `async def
-    # input_done(self) -> None`, called once the game is done with one of its member's
-    # inputs, after the input's last frame (`SessionCore.tells_turns_end`).
+    # A carrier whose protocol says these its own way (SideQuest's) also has:
+    # - `async def send_refusal(self, text: str, code: str) -> None`: a control frame
+    #   refusing what the member asked, for the reason `code` (else it is written as
+    #   any frame);
+    # - `async def input_done(self) -> None`: the game is done with one of its member's
+    #   inputs, after the input's last frame (`SessionCore.tells_turns_end`).
 
 
 class SessionCore(RoomMessages):
@@ -376,7 +375,8 @@ class SessionCore(RoomMessages):
                 if isinstance(item, bytes):
                     await self.carrier.send_bytes(item)
                 elif isinstance(item, _Refusal):
-                    await self.carrier.send_refusal(item.text, item.code)
+                    refuse = getattr(self.carrier, "send_refusal", None)
+                    await (refuse(item.text, item.code) if refuse else self.carrier.send_text(item.text))
                 elif item is _INPUT_DONE:
                     await self.carrier.input_done()
                 else:
