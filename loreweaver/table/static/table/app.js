@@ -69,9 +69,18 @@ function sendInput(text) {
 
 // --- the story --------------------------------------------------------------------
 
+// A reader at the story's end stays there when something takes room beside it (the
+// "now playing" strip above, the busy line below): the last line is never left under
+// the input box. Only the reader's own scrolling takes them off the end: a scroll this
+// page made itself is dispatched a frame later, when the strip may have grown again, and
+// must not read as the reader leaving the end.
+const storyEnd = { atEnd: true, placed: -1 };
+
 function scrollToEnd() {
   const story = $("story");
   story.scrollTop = story.scrollHeight;
+  storyEnd.placed = story.scrollTop;
+  storyEnd.atEnd = true;
 }
 
 function append(item) {
@@ -79,16 +88,14 @@ function append(item) {
   scrollToEnd();
 }
 
-// A reader at the story's end stays there when something takes room beside it (the
-// "now playing" strip above, the busy line below): the last line is never left under
-// the input box.
 {
   const story = $("story");
-  let atEnd = true;
   story.addEventListener("scroll", () => {
-    atEnd = story.scrollTop + story.clientHeight >= story.scrollHeight - 4;
+    // This page's own move ends at the end, whatever took room since it was made.
+    storyEnd.atEnd = Math.abs(story.scrollTop - storyEnd.placed) < 1
+      || story.scrollTop + story.clientHeight >= story.scrollHeight - 4;
   });
-  new ResizeObserver(() => { if (atEnd) scrollToEnd(); }).observe(story);
+  new ResizeObserver(() => { if (storyEnd.atEnd) scrollToEnd(); }).observe(story);
 }
 
 // What the offline Keeper sends to start the sample adventure (the protocol's guided action).
