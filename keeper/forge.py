@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from keeper import skill_catalog
 from keeper.llm import subscribed
 from keeper.llm.config import LlmConfig
-from keeper.llm.endpoints import openai_client
 from keeper.models import Npc, Story
 from keeper.rules import packs
 from packs import declarations
@@ -114,6 +113,8 @@ def draft(config: LlmConfig, kind: str, description: str) -> str:
         text = subscribed.draft_text(config, messages_for(kind, description))
     else:
         # Through the endpoint policy: a room's endpoint is checked at every connection.
+        from keeper.llm.guarded_http import openai_client  # with the first model call
+
         client = openai_client(
             config.base_url,
             config.api_key,

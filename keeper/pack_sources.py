@@ -150,8 +150,10 @@ def download(url: str, *, limit: int | None = None) -> bytes:
     again; refused past `limit` bytes (the operator's cap by default)."""
     limit = min(limit or settings.TRPG_PACKS_MAX_DOWNLOAD_BYTES, lwpack.MAX_ARCHIVE_BYTES)
     headers = {"User-Agent": "loreweaver-django-packs", "Accept": "*/*"}
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
     try:
-        with endpoints.http_client(
+        with guarded_http.http_client(
             operator=False, timeout=TIMEOUT, policy=endpoints.PACKS, follow_redirects=False
         ) as client:
             for _hop in range(MAX_REDIRECTS + 1):

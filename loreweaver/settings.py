@@ -81,10 +81,11 @@ if TRPG_BEHIND_TLS_PROXY:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True  # allows submitting the domain to the preload list; it does not submit it
 
+# daphne is not an app here: `manage.py serve` runs its server itself (loreweaver/wire/
+# server.py imports daphne.server, which installs Twisted's asyncio reactor, before
+# anything imports the reactor), and as an app it would load Twisted into every
+# management command, a sixth of a second each.
 INSTALLED_APPS = [
-    # daphne first: importing it installs Twisted's asyncio reactor before anything
-    # else can import the default reactor.
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

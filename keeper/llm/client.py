@@ -20,7 +20,7 @@ from django.conf import settings
 
 from base import metrics
 from keeper.llm.config import LlmConfig
-from keeper.llm.endpoints import EndpointRefused, async_openai_client, refusal_in
+from keeper.llm.endpoints import EndpointRefused, refusal_in
 
 if TYPE_CHECKING:
     import openai
@@ -130,6 +130,8 @@ class OpenAIChat:
         self.config = config
         # Every connection goes through the endpoint policy (a room's endpoint is
         # checked again at each connect, whatever its name resolves to by then).
+        from keeper.llm.guarded_http import async_openai_client  # with the first model call
+
         self._client = async_openai_client(
             config.base_url,
             config.api_key,

@@ -328,8 +328,10 @@ def fetch_models(provider: str, endpoint: str, key: str, *, operator: bool) -> l
         return list(OFFLINE_MODELS)
     if provider not in CATALOG or not endpoint or (not key and CATALOG[provider].needs_key):
         return []
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
     try:
-        client = endpoints.openai_client(endpoint, key, operator=operator, timeout=10.0, max_retries=0)
+        client = guarded_http.openai_client(endpoint, key, operator=operator, timeout=10.0, max_retries=0)
         return sorted(model.id for model in client.models.list().data)
     except endpoints.EndpointRefused:
         raise

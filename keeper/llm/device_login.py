@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from keeper.llm import endpoints, grants
+from keeper.llm import grants
 
 # The pace when the provider sets none, the least it may ask for, and how long a code
 # lasts when it does not say.
@@ -85,7 +85,9 @@ def cancel(room_id: int, provider: str) -> None:
 
 
 def _post(url: str, *, json_body: dict | None = None, form: dict | None = None):
-    with endpoints.http_client(operator=True, timeout=grants.HTTP_TIMEOUT) as http:
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
+    with guarded_http.http_client(operator=True, timeout=grants.HTTP_TIMEOUT) as http:
         return http.post(url, json=json_body, data=form, headers={"Accept": "application/json"})
 
 

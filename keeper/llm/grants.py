@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass
 
 from django.conf import settings
 
-from keeper.llm import endpoints
 from keeper.llm.providers import CATALOG, SUBSCRIPTIONS
 from keeper.models import ModelSetting, ProviderCredential
 
@@ -234,8 +233,10 @@ def renew(provider: str, grant: Grant) -> Grant:
     }
     if canonical(provider) == "chatgpt":
         form["scope"] = "openid profile email"
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
     try:
-        with endpoints.http_client(operator=True, timeout=HTTP_TIMEOUT) as http:
+        with guarded_http.http_client(operator=True, timeout=HTTP_TIMEOUT) as http:
             answer = http.post(token_endpoint(provider), data=form, headers={"Accept": "application/json"})
         if answer.status_code != 200:
             raise SignedOut(f"{canonical(provider)}: renewal answered {answer.status_code}")

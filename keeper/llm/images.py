@@ -12,7 +12,6 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-import httpx2
 from django.conf import settings
 
 from base.i18n import Refusal, _
@@ -68,7 +67,9 @@ def draw(config: ImageGenConfig, prompt: str) -> Drawing:
     """Ask the endpoint for one image of `prompt` (blocking: call it from a worker thread)."""
     import openai  # loaded with the first image (it is slow to import)
 
-    client = endpoints.openai_client(
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
+    client = guarded_http.openai_client(
         config.base_url,
         config.api_key,
         operator=config.operator_endpoint,
@@ -111,10 +112,14 @@ def store_drawing(uploader: Uploader, title: str, drawn: Drawing) -> MediaItem:
 def _download(url: str, *, operator: bool) -> bytes:
     """The image behind the endpoint's link, read no further than the size limit. The
     link is held to the same endpoint policy as the endpoint that gave it."""
+    import httpx2
+
+    from keeper.llm import guarded_http  # httpx is loaded with the first request
+
     limit = settings.TRPG_MEDIA_IMAGE_MAX
     try:
         with (
-            endpoints.http_client(operator=operator, timeout=settings.TRPG_LLM_TIMEOUT) as client,
+            guarded_http.http_client(operator=operator, timeout=settings.TRPG_LLM_TIMEOUT) as client,
             client.stream("GET", url) as response,
         ):
             response.raise_for_status()

@@ -32,7 +32,6 @@ from keeper.llm.client import (
     _failed,
 )
 from keeper.llm.config import LlmConfig
-from keeper.llm.endpoints import async_openai_client
 
 # Who is asking, as the subscription backend wants it said (not the Codex CLI itself).
 ORIGINATOR = "Codex Loreweaver"
@@ -112,6 +111,8 @@ class ResponsesChat:
         self._headers = {"originator": ORIGINATOR, "session_id": str(uuid.uuid4())}
         if grant.account_id:
             self._headers["ChatGPT-Account-Id"] = grant.account_id
+        from keeper.llm.guarded_http import async_openai_client  # with the first model call
+
         self._client = async_openai_client(
             config.base_url,
             grant.access_token,

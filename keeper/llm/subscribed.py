@@ -120,7 +120,7 @@ def draft_text(config: LlmConfig, messages: list[dict]) -> str:
     from django.conf import settings
     from django.db import connection
 
-    from keeper.llm.endpoints import openai_client
+    from keeper.llm.guarded_http import openai_client
     from keeper.llm.responses import ORIGINATOR, to_request
 
     assert config.room_id is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from asgiref.sync import async_to_sync
@@ -16,10 +17,15 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils import timezone
 
-from loreweaver.wire import coordination, hub
-from loreweaver.wire.iroh_carrier import TICKET_FILE
 from rooms import backups, services
 from rooms.models import Room, RoomBackup
+
+if TYPE_CHECKING:
+    from loreweaver.wire import coordination
+
+# The carriers are imported where they are used: the admin loads this module in every
+# process, and a management command (`mint_key`, `migrate`) has no use for the table's
+# server stack, which costs a fifth of a second to import.
 
 
 def backup_listing() -> list[RoomBackup]:
@@ -38,6 +44,8 @@ def backup_by_id(backup_id: int) -> RoomBackup:
 
 def online_members(room: Room) -> list[coordination.Member]:
     """Who is online in the room now, on any process."""
+    from loreweaver.wire import coordination
+
     return coordination.online_now([room.pk])[room.pk]
 
 
@@ -52,6 +60,8 @@ def disconnect(room: Room, member_id: str, *, keep_out_minutes: int = 0) -> None
     good, revoke it)."""
     until = timezone.now() + datetime.timedelta(minutes=keep_out_minutes) if keep_out_minutes else None
     services.member_keep_out(room_id=room.pk, member_id=member_id, until=until)
+    from loreweaver.wire import hub
+
     async_to_sync(hub.publish_disconnect)(room.pk, member_id, keep_out_minutes)
 
 
@@ -136,6 +146,8 @@ def invitation(request: HttpRequest, room: str, name: str, role: str, key: str) 
         f"Open in a browser: {invite_link(request, key)}",
         f"WebSocket: {'wss' if secure else 'ws'}://{host}/",
     ]
+    from loreweaver.wire.iroh_carrier import TICKET_FILE
+
     ticket_file = Path(settings.DATA_DIR) / TICKET_FILE
     if ticket_file.is_file():
         lines.append(f"Iroh ticket: {ticket_file.read_text().strip()}")

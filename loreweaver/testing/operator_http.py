@@ -3,6 +3,7 @@ would: a staff login (session cookie, CSRF token), pages fetched, forms posted."
 
 from __future__ import annotations
 
+import functools
 import http.cookiejar
 import re
 import secrets
@@ -11,25 +12,28 @@ import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
 
-from loreweaver.testing.servers import ServerEnv, ServerProcess
+from loreweaver.testing.servers import ServerEnv, ServerProcess, add_staff_user
 
 
 def create_superuser(env: ServerEnv) -> tuple[str, str]:
-    """A new staff login in `env`'s database, made as an operator makes one
-    (`manage.py createsuperuser`): its user name and password."""
-    username, password = f"op{secrets.token_hex(3)}", secrets.token_urlsafe(16)
-    result = env.manage(
-        "createsuperuser",
-        "--noinput",
-        "--username",
-        username,
-        "--email",
-        f"{username}@example.com",
-        DJANGO_SUPERUSER_PASSWORD=password,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr)
+    """A new staff login in `env`'s database, the row `manage.py createsuperuser` writes
+    (written from here: the command costs a second of CPU, and the console tests make
+    dozens of logins; the first-login test runs the command itself): its user name
+    and password."""
+    username = f"op{secrets.token_hex(3)}"
+    password, hashed = _staff_password()
+    add_staff_user(env, username, f"{username}@example.com", hashed)
     return username, password
+
+
+@functools.cache
+def _staff_password() -> tuple[str, str]:
+    """One password for the test process's logins, and its hash (hashed once: a
+    password hash is made to be slow)."""
+    from django.contrib.auth.hashers import make_password
+
+    password = secrets.token_urlsafe(16)
+    return password, make_password(password)
 
 
 class OperatorSession:

@@ -377,6 +377,17 @@ def _database(env: ServerEnv):
         yield connection, "?"
 
 
+def add_staff_user(env: ServerEnv, username: str, email: str, password_hash: str) -> None:
+    """A superuser row in the environment's database (`password_hash` as Django hashes)."""
+    now = datetime.datetime.now(datetime.UTC)
+    with _database(env) as (connection, mark):
+        connection.execute(
+            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,"
+            f" is_staff, is_active, date_joined) VALUES ({', '.join([mark] * 9)})",
+            (password_hash, True, username, "", "", email, True, True, now),
+        )
+
+
 def room_id_of(env: ServerEnv, room: str) -> int:
     """The database id of `room` in the environment's database."""
     with _database(env) as (connection, mark):
