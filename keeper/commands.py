@@ -78,6 +78,9 @@ class CommandReply:
     room_language: str = ""
     # Why the command was refused (a `Refused` code); empty when it was not.
     refused: str = ""
+    # The room's model changed (`.model set`, `.model key`, `.model reset`, a sign-in
+    # or sign-out): every keeper's client is shown the room's model again.
+    model_changed: bool = False
 
 
 @dataclass(frozen=True)

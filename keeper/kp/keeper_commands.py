@@ -223,7 +223,8 @@ def model(arguments: str, caller: Caller) -> CommandReply:
                     caller.say(
                         _("Key saved for this room, this provider and this endpoint only. "),
                     )
-                    + _current(caller)
+                    + _current(caller),
+                    model_changed=True,
                 )
             except ValueError:
                 reply = CommandReply(caller.say(_("Choose a provider first: .model set <provider>.")))
@@ -239,7 +240,9 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         return subscription_commands.logout(rest, caller)
     if word == "reset":
         llm_config.reset(caller.room_id)
-        return CommandReply(caller.say(_("Back to the server's configuration. ")) + _current(caller))
+        return CommandReply(
+            caller.say(_("Back to the server's configuration. ")) + _current(caller), model_changed=True
+        )
     parts = rest.split()
     if not parts or parts[0].lower() not in (*CATALOG, OFFLINE) or len(parts) > 3:
         names = ", ".join([*CATALOG, OFFLINE])
@@ -262,7 +265,7 @@ def model(arguments: str, caller: Caller) -> CommandReply:
         llm_config.select(caller.room_id, provider, chat_model[:200], base_url[:500])
     except EndpointRefused as refused:
         return CommandReply(refused.message(caller.locale))
-    return CommandReply(caller.say(_("Switched (this room only). ")) + _current(caller))
+    return CommandReply(caller.say(_("Switched (this room only). ")) + _current(caller), model_changed=True)
 
 
 @command(

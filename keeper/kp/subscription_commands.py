@@ -74,13 +74,15 @@ def _ended(caller: Caller, name: str, outcome: object) -> CommandReply:
         grants.store(caller.room_id, name, outcome)
         if llm_config.resolve(caller.room_id).subscription == name:  # chosen before: in play now
             return CommandReply(
-                caller.say(_("Signed in to {p} for this room; its Keeper plays on it now."), p=name)
+                caller.say(_("Signed in to {p} for this room; its Keeper plays on it now."), p=name),
+                model_changed=True,
             )
         return CommandReply(
             caller.say(
                 _("Signed in to {p} for this room. Choose it with .model set {p}."),
                 p=name,
-            )
+            ),
+            model_changed=True,
         )
     reason = outcome.reason if isinstance(outcome, device_login.LoginEnded) else "failed"
     if reason == "cancelled":
@@ -101,4 +103,6 @@ def logout(rest: str, caller: Caller) -> CommandReply:
             forgot.append(name)
     if not forgot:
         return CommandReply(caller.say(_("This room was not signed in to a subscription.")))
-    return CommandReply(caller.say(_("Signed out of {p} for this room."), p=", ".join(forgot)))
+    return CommandReply(
+        caller.say(_("Signed out of {p} for this room."), p=", ".join(forgot)), model_changed=True
+    )

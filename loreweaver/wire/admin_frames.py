@@ -265,6 +265,11 @@ def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
     )
 
 
+def config(admin: Admin) -> dict:
+    """The `admin_config` of the admin's room, unasked (after its model changed)."""
+    return _config(None, admin)
+
+
 def _unknown_provider(admin: Admin, provider: str) -> dict:
     return admin.error("unknown_provider", provider=provider, known=", ".join([*CATALOG, OFFLINE]))
 

@@ -194,6 +194,12 @@ async def publish_manifests(room_id: int, *, into: Batch | None = None) -> None:
     await _send(room_id, {"type": "room.manifest", **manifests}, into)
 
 
+async def publish_model_changed(room_id: int, *, into: Batch | None = None) -> None:
+    """Tell every connection of the room, on every process, that the room's model
+    changed: each keeper's is shown it again (`admin_config`)."""
+    await _send(room_id, {"type": "room.model"}, into)
+
+
 async def publish_room_language(room_id: int, language: str, *, into: Batch | None = None) -> None:
     """Tell every connection of the room, on every process, that the room's language
     is now `language` ("" once none is chosen)."""

@@ -25,7 +25,7 @@ from base import frames, metrics
 from keeper.kp.keepers import images_configured, offline_keeper_plays
 from keeper.kp.tools import chosen_language
 from keeper.state import RoomRead, Viewer, build_state
-from loreweaver.wire import coordination, hub, shutdown
+from loreweaver.wire import admin_frames, coordination, hub, shutdown
 from loreweaver.wire.protocol.messages import disconnect_notice, notice
 from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, join_replay
 from media_store.services import Uploader
@@ -150,6 +150,14 @@ class RoomMessages:
         # From now on every server line this member reads is in the room's new language
         # (its announcement, already written in it, follows on the bus).
         self.room_locale = message.get("language") or ""
+
+    async def room_model(self, seat: Seat, message: dict) -> None:
+        # A keeper's client shows the room's model (the model screen, the sample
+        # adventure's offer while the offline Keeper plays): it is told the new one
+        # without asking, as it is after saving on its own model screen.
+        if seat.is_keeper:
+            admin = admin_frames.Admin(seat.room_id, seat.room_name, True, self.locale)
+            self.send(await database_sync_to_async(admin_frames.config)(admin))
 
     async def room_restart(self, seat: Seat, message: dict) -> None:
         # A process stopping says goodbye to its own members; another's is not ours.

@@ -125,6 +125,8 @@ async def _answer(
         context.send_private(_line(Speaker.SYSTEM, reply.text))
     else:
         await hub.publish(context.room_id, _line(Speaker.SYSTEM, reply.text), into=batch)
+    if reply.model_changed:
+        await hub.publish_model_changed(context.room_id, into=batch)
 
 
 async def _follow_up(context: TurnContext, work: commands.FollowUp) -> None:

@@ -1,0 +1,67 @@
+"""A keeper who changes the room's model in chat (`.model set`, `.model key`, `.model
+reset`; a sign-in or sign-out does too) makes every keeper's client of the room, on
+either carrier, get the room's `admin_config` unasked, as a client gets it after
+saving on its own model screen (docs/decisions.md, "Keys and keeper administration"): the reference
+terminal client's menu drops "Play sample adventure" once `using_demo` is false, and
+the browser table drops its sample adventure card. A player is sent none."""
+
+from __future__ import annotations
+
+from loreweaver.testing.clients import Closed, connect
+
+
+async def _nothing_of_type(client, frame_type: str, within: float = 0.5) -> None:
+    """No frame of `frame_type` arrives for `within` seconds after a ping's pong."""
+    await client.send({"type": "ping", "t": 7})
+    while True:
+        frame = await client.recv(timeout=10)
+        assert frame["type"] != frame_type, frame
+        if frame["type"] == "pong":
+            break
+    try:
+        while True:
+            frame = await client.recv(timeout=within)
+            assert frame["type"] != frame_type, frame
+    except (TimeoutError, Closed):
+        return
+
+
+async def test_the_keepers_are_told_the_rooms_new_model_and_the_player_is_not(server, room):
+    kay = await connect("ws", server)
+    kim = await connect("iroh", server)
+    pat = await connect("ws", server)
+    try:
+        await kay.join(server.env.mint(room, "Kay", "keeper"))
+        await kim.join(server.env.mint(room, "Kim", "keeper"))
+        await pat.join(server.env.mint(room, "Pat"))
+
+        await kay.say(".model set openai house-model http://127.0.0.1:9/v1")
+        for keeper in (kay, kim):
+            told = await keeper.expect("admin_config", timeout=20)
+            assert (told["provider"], told["chat_model"]) == ("openai", "house-model")
+            assert told["override_active"] is True and told["using_demo"] is True  # no key yet
+
+        await kim.say(".model key sk-room-key-0000000000001234")
+        for keeper in (kay, kim):
+            told = await keeper.expect("admin_config", timeout=20)
+            assert told["using_demo"] is False
+            assert "0000000000001234" not in told["api_key_masked"]
+
+        await kay.say(".model reset")
+        for keeper in (kay, kim):
+            told = await keeper.expect("admin_config", timeout=20)
+            assert told["override_active"] is False and told["provider"] == "offline"
+
+        await _nothing_of_type(pat, "admin_config")
+    finally:
+        for client in (kay, kim, pat):
+            await client.close()
+
+
+async def test_a_command_that_changes_nothing_sends_no_config(server, room):
+    async with await connect("ws", server) as kay:
+        await kay.join(server.env.mint(room, "Kay", "keeper"))
+        await kay.say(".model set nowhere")  # an unknown provider: refused, nothing changes
+        refused = await kay.expect("narrative", speaker="system", timeout=20)
+        assert "nowhere" not in refused["text"] and ".model set" in refused["text"]
+        await _nothing_of_type(kay, "admin_config")
