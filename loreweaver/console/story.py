@@ -50,7 +50,30 @@ def story_as_seen(room: Room, limit: int) -> list[StoryLine]:
     public = TurnEvent.objects.filter(room=room, anchor__in=entries, audience=Audience.EVERYONE)
     for event in public.order_by("id"):
         lines[event.anchor_id].events.append(event.frame)
+    for line in lines.values():
+        line.events = each_roll_once(line.events)
     return list(lines.values())
+
+
+def each_roll_once(events: list[dict]) -> list[dict]:
+    """`events` without the text line that follows a run of rolls and names each one's
+    total (a `.r`'s answer to the table): the table draws that line as its rolls' card,
+    so players saw each roll once, and so does the page. Any other line stays."""
+    kept: list[dict] = []
+    rolls: list[dict] = []
+    for frame in events:
+        if frame.get("type") == "dice":
+            rolls.append(frame)
+            kept.append(frame)
+            continue
+        text = str(frame.get("text") or "")
+        told_the_rolls = frame.get("speaker") == "system" and all(
+            re.search(rf"(^|\D){re.escape(str(roll.get('total')))}(?!\d)", text) for roll in rolls
+        )
+        if not (rolls and told_the_rolls):
+            kept.append(frame)
+        rolls = []
+    return kept
 
 
 def _event_html(frame: dict) -> SafeString:
