@@ -92,7 +92,7 @@ def _event_html(frame: dict) -> SafeString:
     if frame.get("type") == "narrative":
         return format_html(
             "<li class='npc'><b>{}</b>: {}</li>",
-            frame.get("name") or frame.get("speaker"),
+            frame.get("name") or SPEAKERS.get(frame.get("speaker", ""), frame.get("speaker")),
             render_text(frame["text"]),
         )
     return format_html("<li><i>{}</i></li>", frame.get("type", "?"))
