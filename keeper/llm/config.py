@@ -15,6 +15,7 @@ when it is saved and again at every connection; the operator's own are trusted.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -57,6 +58,21 @@ class LlmConfig:
     @property
     def key_masked(self) -> str:
         return mask(self.api_key)
+
+
+def key_shown(current: LlmConfig) -> str:
+    """What a model screen shows for the room's key: the masked key, or, for a
+    subscription the room is signed in to, `sub:` and when the sign-in's access runs
+    out (UTC, to the minute: `sub:2026-12-04T19:40Z`), which the reference terminal
+    client prints beside "subscription logged in"."""
+    if not current.subscription:
+        return current.key_masked
+    grant = None
+    if current.signed_in and current.room_id is not None:
+        grant = grants.load(current.room_id, current.subscription)
+    if grant is None:
+        return ""
+    return time.strftime("sub:%Y-%m-%dT%H:%MZ", time.gmtime(grant.expires_at))
 
 
 def mask(key: str) -> str:

@@ -51,7 +51,10 @@ async def test_a_keeper_signs_the_room_in_and_only_they_see_the_code(table, room
         assert len(polls) == 4
         # After `slow_down` every poll waits five seconds more than the pace it had.
         assert polls[2] - polls[1] >= 5.5 and polls[3] - polls[2] >= 5.5
-        assert (await _config(keeper))["subscription_status"] == "logged_in"
+        config = await _config(keeper)
+        assert config["subscription_status"] == "logged_in"
+        # When the sign-in's access runs out, as the reference terminal client shows it.
+        assert re.fullmatch(r"sub:\d{4}-\d\d-\d\dT\d\d:\d\dZ", config["api_key_masked"]), config
         await keeper.say(".model")
         assert "signed in" in await private_line(keeper, "Model:")
         await player.say(".model")  # read everything the player was sent until now

@@ -255,7 +255,7 @@ def _config(frame: inbound.Inbound | None, admin: Admin) -> dict:
         provider=current.provider,
         chat_model=current.chat_model,
         base_url=current.base_url,
-        api_key_masked=current.key_masked,
+        api_key_masked=llm_config.key_shown(current),
         providers=[*CATALOG, OFFLINE],
         saved_providers=llm_config.saved_providers(admin.room_id),
         override_active=llm_config.override_active(admin.room_id),
