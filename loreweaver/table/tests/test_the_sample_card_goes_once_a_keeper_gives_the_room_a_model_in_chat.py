@@ -20,7 +20,7 @@ def test_the_card_leaves_every_keepers_page_once_the_room_has_a_model(browser, s
     for page in (kay, kim):
         page.locator("#sample-card").wait_for()
 
-    kay.fill("#say", ".model set openai house-model http://127.0.0.1:9/v1")
+    kay.fill("#say", ".model set openai house-model")
     kay.press("#say", "Enter")
     kay.locator("#story li", has_text="house-model").last.wait_for()
     assert kim.locator("#sample-card").is_visible(), "a model with no key yet: the offline Keeper plays on"
