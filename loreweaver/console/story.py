@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from django.db.models import Q
 from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -38,21 +39,28 @@ def render_text(text: str) -> SafeString:
 class StoryLine:
     """One line of the story and what its turn showed after it."""
 
-    entry: TranscriptEntry
+    # None for what the table saw before the room's first line (rolls, say).
+    entry: TranscriptEntry | None
     events: list[dict] = field(default_factory=list)
 
 
 def story_as_seen(room: Room, limit: int) -> list[StoryLine]:
-    """The room's last `limit` lines, oldest first, each with its public events."""
+    """The room's last `limit` lines, oldest first, each with its public events; first,
+    when the window reaches the room's beginning, what the table saw before its first
+    line (a line of its own, with no entry)."""
     entries = list(TranscriptEntry.objects.filter(room=room).order_by("-id")[:limit])
     entries.reverse()
-    lines = {entry.pk: StoryLine(entry) for entry in entries}
-    public = TurnEvent.objects.filter(room=room, anchor__in=entries, audience=Audience.EVERYONE)
+    lines: dict[int | None, StoryLine] = {None: StoryLine(None)}
+    lines.update((entry.pk, StoryLine(entry)) for entry in entries)
+    anchored = Q(anchor__in=entries)
+    if not entries or not TranscriptEntry.objects.filter(room=room, id__lt=entries[0].pk).exists():
+        anchored |= Q(anchor__isnull=True)
+    public = TurnEvent.objects.filter(anchored, room=room, audience=Audience.EVERYONE)
     for event in public.order_by("id"):
         lines[event.anchor_id].events.append(event.frame)
     for line in lines.values():
         line.events = each_roll_once(line.events)
-    return list(lines.values())
+    return [line for line in lines.values() if line.entry is not None or line.events]
 
 
 def each_roll_once(events: list[dict]) -> list[dict]:
@@ -103,20 +111,24 @@ def story_html(lines: list[StoryLine]) -> SafeString:
     return format_html(
         "<ol class='transcript'>{}</ol>",
         format_html_join(
-            "",
-            "<li><b>{}</b> <small>{}</small>{}{}</li>",
-            (
-                (
-                    line.entry.name or SPEAKERS.get(line.entry.speaker, line.entry.speaker),
-                    line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
-                    render_text(line.entry.text),
-                    format_html(
-                        "<ul>{}</ul>", format_html_join("", "{}", ((_event_html(e),) for e in line.events))
-                    )
-                    if line.events
-                    else "",
-                )
-                for line in lines
-            ),
+            "", "<li><b>{}</b> <small>{}</small>{}{}</li>", (_line_parts(line) for line in lines)
         ),
+    )
+
+
+def _line_parts(line: StoryLine) -> tuple:
+    """A line's speaker, time, text and events, as `story_html` fills them in."""
+    events = (
+        format_html("<ul>{}</ul>", format_html_join("", "{}", ((_event_html(e),) for e in line.events)))
+        if line.events
+        else ""
+    )
+    entry = line.entry
+    if entry is None:
+        return ("Before the first line", "", "", events)
+    return (
+        entry.name or SPEAKERS.get(entry.speaker, entry.speaker),
+        entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        render_text(entry.text),
+        events,
     )
