@@ -12,8 +12,10 @@ from loreweaver.testing.clients import Client, WsClient, settle, system_answer
 
 async def _card(client: Client, line: str) -> dict:
     await client.say(line)
-    frames = await client.collect_until("state")
-    (card,) = [f for f in frames if f["type"] == "dice"]
+    # The roll's own card, and the state after it: a state the room sent for an earlier
+    # change (a sheet edit's, over the hosted bus) may still come first.
+    card = await client.expect("dice")
+    await client.expect("state")
     return card
 
 
