@@ -3,6 +3,7 @@ the test's own, both carriers, and real server processes to talk to."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +18,13 @@ from loreweaver.testing.servers import (
     ServerProcess,
     create_env,
     destroy_env,
+    fork_processes,
     hosted_profile,
     start_serve,
 )
+
+# The suites' servers and commands start from a fork server (see its module).
+fork_processes()
 
 # The modules that take longest, longest first. `make test` runs each module on one
 # worker (`--dist loadscope`, so a module's server starts once) and hands modules out
@@ -119,13 +124,51 @@ def s3() -> Iterator[S3Server]:
     server.stop()
 
 
+# This test process's Chromium and the Playwright that drives it (started by the first
+# browser test): one launch per process rather than one per module saves about a second
+# of CPU per module.
+_chromium: tuple | None = None
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium, launched through Playwright (for the browser tests)."""
-    # Playwright is loaded by the browser tests only: most test runs never start one.
-    from playwright.sync_api import sync_playwright
+    """Debian's Chromium, through Playwright (for the browser tests): the test
+    process's own, each module's contexts closed after it, so no page of one module
+    is still running while the next plays."""
+    global _chromium
+    if _chromium is None:
+        # Playwright is loaded by the browser tests only: most test runs never start one.
+        from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
+        playwright = sync_playwright().start()
+        _chromium = playwright, playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    launched = _chromium[1]
+    yield launched
+    for context in launched.contexts:
+        context.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Close the test process's Chromium, if a browser test started it."""
+    if _chromium is not None:
+        playwright, launched = _chromium
         launched.close()
+        playwright.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Run a test that does not drive the browser with no event loop marked as running.
+
+    Between its calls, Playwright's synchronous API leaves its own event loop marked as
+    running in this thread; `asyncio.run` and pytest-asyncio then refuse to start one
+    ("cannot be called from a running event loop"). Playwright is only called from the
+    browser tests, so the others run with the mark lifted, and it is put back after."""
+    if _chromium is None or "browser" in getattr(item, "fixturenames", ()):
+        return (yield)
+    marked = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        return (yield)
+    finally:
+        asyncio.events._set_running_loop(marked)

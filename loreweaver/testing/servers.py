@@ -34,12 +34,31 @@ import pytest
 import redis
 import tomli_w
 
+from loreweaver.testing import forkserver
 from loreweaver.wire.coordination import PROCESS_HEARTBEAT_SECONDS, Coordination
 from loreweaver.wire.stores import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]
 POSTGRES_ADMIN_URL = os.environ.get("TRPG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_TEST_URL = os.environ.get("TRPG_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+# Whether servers and commands start as forks of the fork server (`fork_processes`).
+_forking = False
+
+
+def fork_processes() -> None:
+    """Start this process's servers and management commands from the fork server
+    (loreweaver/testing/forkserver.py), as the test suites do; the benchmarks start
+    fresh interpreters."""
+    global _forking
+    # TRPG_TEST_FRESH_PROCESSES=1 turns it off, to rule it out when a test misbehaves.
+    _forking = not os.environ.get("TRPG_TEST_FRESH_PROCESSES")
+
+
+def _forks(root: Path, launcher: list[str] | None = None) -> bool:
+    # Another checkout's code (a benchmark's baseline) and a profiler's child start fresh.
+    return _forking and not launcher and root == ROOT
 
 
 def hosted_profile() -> bool:
@@ -112,6 +131,8 @@ class ServerEnv:
 
     def manage(self, *args: str, **overrides: str) -> subprocess.CompletedProcess:
         """Run a management command against this environment."""
+        if _forks(self.root):
+            return forkserver.run(["manage.py", *args], self.environ(**overrides), self.root, timeout=120)
         return subprocess.run(
             [sys.executable, "manage.py", *args],
             cwd=self.root,
@@ -246,14 +267,21 @@ class ServerProcess:
         self._log = self.log_path.open("w")
         # A launcher (a profiler) runs the server as its child and is stopped with SIGINT.
         self.launcher = launcher or []
-        self.proc = subprocess.Popen(
-            [*self.launcher, sys.executable, "manage.py", *args],
-            cwd=env.root,
-            env=env.environ(**overrides),
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            text=True,
-        )
+        self.proc: subprocess.Popen | forkserver.ForkedProcess
+        if _forks(env.root, launcher):
+            command = ["manage.py", *args]
+            self.proc = forkserver.spawn(
+                command, env.environ(**overrides), env.root, stdout=subprocess.PIPE, stderr=self._log
+            )
+        else:
+            self.proc = subprocess.Popen(
+                [*self.launcher, sys.executable, "manage.py", *args],
+                cwd=env.root,
+                env=env.environ(**overrides),
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                text=True,
+            )
         self.lines: queue.Queue[str] = queue.Queue()
         self.banner: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
