@@ -55,6 +55,7 @@ bench: $(DEV)
 	$(PY) bench/fanout.py $(ARGS)
 	$(PY) bench/replay.py
 	$(PY) bench/dice.py
+	$(PY) bench/command_lines.py
 	$(PY) bench/packs.py
 	$(PY) bench/turn.py
 	$(PY) bench/media.py
@@ -70,6 +71,7 @@ bench-quick: $(DEV)
 	$(PY) bench/fanout.py --quick
 	$(PY) bench/replay.py --quick
 	$(PY) bench/dice.py --quick
+	$(PY) bench/command_lines.py --quick
 	$(PY) bench/packs.py --quick
 	$(PY) bench/turn.py --quick
 	$(PY) bench/media.py --quick

@@ -128,6 +128,19 @@ def command(
     return register
 
 
+def trailing_number(text: str) -> tuple[str, str] | None:
+    """`text` split before the digits it ends with (`("Spot Hidden ", "60")`), or None
+    when it ends with none. A command line reads its numbers this way rather than with a
+    pattern such as `(.*?)\\s*(\\d+)$`, whose time grows with the square of a long
+    line of spaces or digits: one line costs a fixed number of passes."""
+    start = len(text)
+    while start and text[start - 1].isdecimal():
+        start -= 1
+    if start == len(text):
+        return None
+    return text[:start], text[start:]
+
+
 def command_word(text: str) -> str | None:
     """The command word if `text` is a dot command line, else None."""
     match = _COMMAND.match(text.strip())

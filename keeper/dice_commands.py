@@ -11,16 +11,17 @@ import re
 
 from base.i18n import _
 from keeper import characters, game
-from keeper.commands import Caller, CommandReply, command, help_text, keeper_refusal
+from keeper.commands import Caller, CommandReply, command, help_text, keeper_refusal, trailing_number
 from keeper.dice import DiceError
 from keeper.models import TableSettings
 from keeper.rules import dnd5e
 from keeper.rules.packs import Pack
 
-_ADVANTAGE = re.compile(r"\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
+# From the start of the spaces only: tried at each space of a long run, the pattern's
+# time grew with the square of the run.
+_ADVANTAGE = re.compile(r"(?<!\s)\s+(adv|advantage|优势|dis|disadvantage|劣势)$", re.IGNORECASE)
 _BONUS = re.compile(r"^(?P<kind>[bp])(?P<count>\d?)(?=$|[^a-z])", re.IGNORECASE)
 _BONUS_WORD = re.compile(r"^[bp]\d?$", re.IGNORECASE)
-_SKILL_VALUE = re.compile(r"^(?P<name>.*?)\s*(?P<value>\d+)$")
 _REPEAT = re.compile(r"^(\d+)#\s*(.*)$", re.S)
 
 
@@ -108,9 +109,9 @@ def _parse_check(arguments: str, words: dict[str, str]) -> tuple[int, int, str, 
                 bonus, penalty = (bonus + count, penalty) if last[0] in "bB" else (bonus, penalty + count)
             *name_words, last = name_words
         rest = " ".join([*name_words, last])
-        match = _SKILL_VALUE.match(rest)
-        if match and value is None:
-            rest, value = match.group("name").strip(), int(match.group("value"))
+        numbered = trailing_number(rest)
+        if numbered and value is None:
+            rest, value = numbered[0].strip(), int(numbered[1])
     return bonus, penalty, difficulty, rest, value
 
 

@@ -8,7 +8,7 @@ import re
 
 from base.i18n import Refusal, _
 from keeper import characters, inventory, quests
-from keeper.commands import Caller, CommandReply, command, keeper_refusal
+from keeper.commands import Caller, CommandReply, command, keeper_refusal, trailing_number
 from keeper.models import Character
 
 # The sub-commands' words in Chinese, as people type them (`.inv 使用 提灯`).
@@ -30,16 +30,16 @@ _WORDS = {
 }
 # "Brandy x3" (or with a multiplication sign, or *3): a name and how many, however
 # many digits (a count past the cap is refused, never kept in the item's name).
-_COUNT = re.compile(r"^(?P<name>.+?)\s*[x×*]\s*(?P<n>\d+)$", re.IGNORECASE)
 
 
 def _counted(text: str) -> tuple[str, int]:
     """An item's name and how many (1 when no count is given); a count outside 1 to
     `MAX_QUANTITY` is refused (`ItemError`)."""
-    match = _COUNT.match(text.strip())
-    if not match:
+    counted = _count_of(text.strip())
+    if counted is None:
         return text.strip(), 1
-    digits = match.group("n").lstrip("0") or "0"
+    name, digits = counted
+    digits = digits.lstrip("0") or "0"
     # More digits than the cap has is above it: no need to read a thousand of them.
     too_many = len(digits) > len(str(inventory.MAX_QUANTITY))
     count = inventory.MAX_QUANTITY + 1 if too_many else int(digits)
@@ -47,7 +47,20 @@ def _counted(text: str) -> tuple[str, int]:
         raise inventory.ItemError(
             _("A quantity is a whole number from 1 to {most}."), most=inventory.MAX_QUANTITY
         )
-    return match.group("name").strip(), count
+    return name, count
+
+
+def _count_of(text: str) -> tuple[str, str] | None:
+    """`torch x3`, `torch*3` (or the multiplication sign): the name (one line of it)
+    and the count's digits, or None when `text` does not end with a count."""
+    numbered = trailing_number(text)
+    head = numbered[0].rstrip() if numbered else ""
+    if not head or head[-1] not in "xX×*":
+        return None
+    name = head[:-1].rstrip()
+    if not name or "\n" in name:
+        return None
+    return name.strip(), numbered[1]
 
 
 def _no_character(caller: Caller) -> CommandReply:
