@@ -12,7 +12,7 @@ DEV := $(VENV)/.dev-$(shell cat requirements-dev.lock | cksum | cut -d' ' -f1)
 LOCK := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --no-emit-trusted-host
 
-.PHONY: install serve test lint bench bench-quick messages lock
+.PHONY: install serve test screens lint bench bench-quick messages lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,16 @@ lint: $(DEV)
 # are handed out first (LONGEST_FIRST in loreweaver/testing/fixtures.py).
 TEST_WORKERS ?= 3
 
+# Bytecode caches are written even where PYTHONDONTWRITEBYTECODE is set (they are
+# ignored by git): the suites start some 250 processes, each of which would otherwise
+# compile the project's hundred-odd modules again, and each worker its test modules.
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15 $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15 $(PYTEST_ARGS)
+
+# The browser tests, leaving a screenshot of each screen they check in build/screens/.
+screens: $(DEV)
+	TRPG_TEST_SCREENS=1 PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope \
+		loreweaver/table loreweaver/console packs $(PYTEST_ARGS)
 
 bench: $(DEV)
 	$(PY) bench/fanout.py $(ARGS)

@@ -1,11 +1,14 @@
 """The browser the tests drive: Debian's Chromium (no browser can be downloaded here),
 through Playwright; tests of browser pages skip where it is missing, and run on the
 embedded profile only (a page is a client like any other, and the server's own tests
-cover both profiles); in CI a missing Chromium fails them instead. Screenshots go to
-`build/screens/`."""
+cover both profiles); in CI a missing Chromium fails them instead. Screenshots, for a
+person to look at, go to `build/screens/` when asked for (`make screens`, or
+`TRPG_TEST_SCREENS=1`): a run would take some 280, about a sixth of a second of the
+browser's CPU each, that nobody looks at."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -22,6 +25,8 @@ BROWSER_TESTS = [
     needs("chromium", "Debian's chromium drives these pages (.ci/run installs it)"),
     pytest.mark.skipif(hosted_profile(), reason="browser pages are tested on the embedded profile"),
 ]
+
+SCREENS_WANTED = bool(os.environ.get("TRPG_TEST_SCREENS"))
 
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
@@ -42,10 +47,20 @@ def seated(browser, server, key: str, language: str = "en", viewport: dict | Non
     return page
 
 
+def snap(page, path: Path, full_page: bool = False) -> None:
+    """A screenshot of `page` (or of one element, a locator) at `path`, when
+    screenshots are asked for."""
+    if not SCREENS_WANTED:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    options = {"full_page": True} if full_page else {}
+    page.screenshot(path=str(path), **options)
+
+
 def shoot(page, folder: Path, screen: str, language: str) -> None:
-    """A screenshot of `page` as `<screen>-<language>-<width>.png` in `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{screen}-{language}-{page.viewport_size['width']}.png"))
+    """A screenshot of `page` as `<screen>-<language>-<width>.png` in `folder`, when
+    screenshots are asked for."""
+    snap(page, folder / f"{screen}-{language}-{page.viewport_size['width']}.png")
 
 
 def console_login(browser, server, operator: tuple[str, str], viewport: dict, locale: str = "en-US"):

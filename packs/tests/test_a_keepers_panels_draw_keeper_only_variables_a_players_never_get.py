@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.clients import Client, connect, system_answer
 
 # What a player must never be sent: the keeper-only variables' labels (both languages)
@@ -140,8 +140,8 @@ def test_chromium_draws_the_keepers_meter_and_clues_and_a_players_page_is_never_
             keeper.click("#toggle-side")
         panels = keeper.locator("#panels")
         panels.scroll_into_view_if_needed()
-        keeper.screenshot(path=str(SHOTS / f"keeper-panels-{language}-{width}.png"), full_page=True)
-        panels.screenshot(path=str(SHOTS / f"keeper-panels-{language}-{width}-panels.png"))
+        snap(keeper, SHOTS / f"keeper-panels-{language}-{width}.png", full_page=True)
+        snap(panels, SHOTS / f"keeper-panels-{language}-{width}-panels.png")
 
     # The player's page has the clue board, without a single clue, and never the checklist.
     player_board = player.locator("[data-panel='harbour-clues/clue-board']")

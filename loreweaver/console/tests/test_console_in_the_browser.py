@@ -10,7 +10,7 @@ import json
 import pytest
 from websockets.sync.client import connect
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login, snap
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import room_id_of
 
@@ -47,7 +47,7 @@ def test_the_room_page_mint_panel_and_model_page_at_desktop_and_phone_width(brow
             assert page.locator("button[value=export_backup]").is_visible() and _fits(
                 page, "button[value=export_backup]"
             )
-            page.screenshot(path=str(SCREENS / f"console-room-{size}.png"), full_page=True)
+            snap(page, SCREENS / f"console-room-{size}.png", full_page=True)
 
             page.goto(f"{base}/admin/rooms/accesskey/add/?room={room_id}")
             page.fill("#id_name", f"Guest {size}")
@@ -62,11 +62,11 @@ def test_the_room_page_mint_panel_and_model_page_at_desktop_and_phone_width(brow
             page.click("button[data-copy=minted-key]")
             page.locator(".copied").wait_for()  # copied, or selected for Ctrl-C
             assert _fits(page, "button[data-copy=minted-invite]")
-            page.screenshot(path=str(SCREENS / f"console-mint-{size}.png"), full_page=True)
+            snap(page, SCREENS / f"console-mint-{size}.png", full_page=True)
 
             page.goto(f"{base}/admin/keeper/modelsetting/")
             assert page.locator("text=In force now").is_visible() and "server-wide" in page.content()
-            page.screenshot(path=str(SCREENS / f"console-model-{size}.png"), full_page=True)
+            snap(page, SCREENS / f"console-model-{size}.png", full_page=True)
             page.close()
 
 
@@ -96,9 +96,9 @@ def test_a_characters_items_and_the_rooms_quests_read_in_the_console(browser, se
         page.locator("#result_list a", has_text="Mara").first.click()
         assert page.locator("input[name=items-0-description]").input_value() == "Ruth's storm lantern"
         assert page.locator("#id_money").input_value() == "12"
-        page.screenshot(path=str(SCREENS / f"console-character-items-{size}.png"), full_page=True)
+        snap(page, SCREENS / f"console-character-items-{size}.png", full_page=True)
         page.goto(f"{base}/admin/keeper/quest/?q=lighthouse")
         row = page.locator("#result_list tr", has_text="The dark lighthouse")
         assert "in progress" in row.inner_text().lower()
-        page.screenshot(path=str(SCREENS / f"console-quests-{size}.png"), full_page=True)
+        snap(page, SCREENS / f"console-quests-{size}.png", full_page=True)
         page.close()

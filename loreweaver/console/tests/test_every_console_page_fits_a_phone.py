@@ -13,7 +13,7 @@ from contextlib import ExitStack
 import pytest
 from websockets.sync.client import connect
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login, horizontal_overflow
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login, horizontal_overflow, snap
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import room_id_of
 
@@ -75,7 +75,7 @@ def test_every_console_page_fits_a_phones_width(browser, server, furnished, loca
         page.locator("#content").wait_for()
         if overflow := horizontal_overflow(page):
             too_wide[path] = overflow
-        page.screenshot(path=str(SCREENS / f"console-fit-{_slug(path)}-{lang}-390.png"), full_page=True)
+        snap(page, SCREENS / f"console-fit-{_slug(path)}-{lang}-390.png", full_page=True)
 
     page.goto(f"{base}/admin/")
     lists = page.eval_on_selector_all(
@@ -104,7 +104,7 @@ def test_every_console_page_fits_a_phones_width(browser, server, furnished, loca
     page.locator("input[value^='Yes']").wait_for()
     if overflow := horizontal_overflow(page):
         too_wide["reset confirmation"] = overflow
-    page.screenshot(path=str(SCREENS / f"console-fit-reset-confirm-{lang}-390.png"), full_page=True)
+    snap(page, SCREENS / f"console-fit-reset-confirm-{lang}-390.png", full_page=True)
 
     page.goto(f"{base}/admin/rooms/accesskey/add/?room={room_id}")
     page.fill("#id_name", f"Guest of a phone {lang}")
@@ -112,6 +112,6 @@ def test_every_console_page_fits_a_phones_width(browser, server, furnished, loca
     page.locator("#minted-panel").wait_for()
     if overflow := horizontal_overflow(page):
         too_wide["mint panel"] = overflow
-    page.screenshot(path=str(SCREENS / f"console-fit-minted-{lang}-390.png"), full_page=True)
+    snap(page, SCREENS / f"console-fit-minted-{lang}-390.png", full_page=True)
     page.close()
     assert not too_wide, "\n".join(f"{path}: {why}" for path, why in too_wide.items())

@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 import pytest
 from websockets.sync.client import connect
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, console_login, snap
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import room_id_of
 
@@ -59,7 +59,7 @@ def test_destructive_buttons_look_destructive_and_export_does_not(room_page):
     ):
         assert background(f"button[value={action}]") not in (export, "rgba(0, 0, 0, 0)"), action
     assert len({background(f"button[value={a}]") for a in ("reset_all", "delete_room_with_backup")}) == 1
-    page.screenshot(path=str(SCREENS / "console-room-buttons-desktop.png"), full_page=False)
+    snap(page, SCREENS / "console-room-buttons-desktop.png", full_page=False)
 
 
 def test_export_downloads_the_backup_and_stays_on_the_room_page(room_page):

@@ -10,7 +10,7 @@ import json
 import pytest
 from websockets.sync.client import connect
 
-from loreweaver.testing.browser import BROWSER_TESTS, PHONE, SCREENS, boxes, console_login
+from loreweaver.testing.browser import BROWSER_TESTS, PHONE, SCREENS, boxes, console_login, snap
 from loreweaver.testing.operator_http import create_superuser
 from loreweaver.testing.servers import room_id_of
 
@@ -41,5 +41,5 @@ def test_a_turns_rolls_sit_under_the_line_they_followed(browser, server, room, v
     indent = min(box["x"] for box in lines)
     assert all(indent <= box["x"] <= indent + 40 for box in events), (lines, events)
     SCREENS.mkdir(parents=True, exist_ok=True)
-    story.screenshot(path=str(SCREENS / f"console-room-story-{viewport['width']}.png"))
+    snap(story, SCREENS / f"console-room-story-{viewport['width']}.png")
     page.context.close()

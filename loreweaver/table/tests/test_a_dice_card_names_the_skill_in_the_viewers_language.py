@@ -6,7 +6,7 @@ D&D's words; a name no pack labels reads as its id in words, and as text, never 
 
 from __future__ import annotations
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -60,7 +60,7 @@ def test_a_dice_card_names_the_skill_in_the_viewers_language(browser, server, ro
         assert page.locator("#story .dice b").count() == 0, "a name goes in as text"
 
     SCREENS.mkdir(parents=True, exist_ok=True)
-    chinese.screenshot(path=str(SCREENS / "dice-card-skill-zh.png"))
+    snap(chinese, SCREENS / "dice-card-skill-zh.png")
     assert english_errors == [] and chinese_errors == [], english_errors + chinese_errors
     english.context.close()
     chinese.context.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.fake_llm import png
 from loreweaver.testing.servers import dedicated_server
 
@@ -46,7 +46,7 @@ def _join(page, server, key: str) -> None:
 
 def _shoot(page, screen: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"first-minutes-{screen}-{page.viewport_size['width']}.png"))
+    snap(page, SCREENS / f"first-minutes-{screen}-{page.viewport_size['width']}.png")
 
 
 def test_a_wrong_key_leaves_only_the_join_screen_and_its_error(limited, page):

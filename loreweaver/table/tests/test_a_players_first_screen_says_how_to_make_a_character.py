@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -44,7 +44,7 @@ def test_a_player_with_no_character_is_told_how_to_make_one(server, browser, roo
         assert card.locator("button", has_text=".dnd").is_visible()
         assert card.is_visible(), "the first screen shows it without opening anything"
         SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / f"first-screen-{language}-{viewport['width']}.png"))
+        snap(page, SCREENS / f"first-screen-{language}-{viewport['width']}.png")
 
         card.locator("button", has_text=".coc").click()
         page.locator("#character-body").filter(has_text="Tess").wait_for(state="attached")

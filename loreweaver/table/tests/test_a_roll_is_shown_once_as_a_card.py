@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -46,6 +46,6 @@ def test_a_players_rolls_are_each_one_card_and_no_text_line(server, browser, roo
             "the sanity loss is on the card"
         )
         SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "roll-card-1280.png"))
+        snap(page, SCREENS / "roll-card-1280.png")
     finally:
         context.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import urllib.request
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from packs import lwpack
 
 pytestmark = BROWSER_TESTS
@@ -65,7 +65,7 @@ def test_a_web_panels_inline_script_runs_in_its_frame_and_the_table_allows_none(
     out = page.frame_locator("[data-panel='webby/note'] iframe").locator("#out")
     out.filter(has_text="the panel script ran").wait_for(timeout=20_000)
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "table-web-panel.png"))
+    snap(page, SCREENS / "table-web-panel.png")
     page.close()
     keeper.close()
     assert violations == []

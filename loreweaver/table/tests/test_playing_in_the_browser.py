@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.fake_llm import png
 from loreweaver.testing.servers import dedicated_server
 
@@ -53,7 +53,7 @@ class Seat:
 
     def shoot(self, screen: str) -> None:
         SCREENS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENS / f"{screen}-{self.name}.png"), full_page=True)
+        snap(self.page, SCREENS / f"{screen}-{self.name}.png", full_page=True)
 
 
 def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_server, room, tmp_path):
@@ -62,12 +62,12 @@ def test_a_keeper_and_two_players_play_a_scene_in_the_browser(browser, offline_s
     for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         join_page = browser.new_page(viewport=viewport)
         join_page.goto(offline_server.ws_url.replace("ws://", "http://"))
-        join_page.screenshot(path=str(SCREENS / f"join-{width}.png"))
+        snap(join_page, SCREENS / f"join-{width}.png")
     chinese = browser.new_page(viewport=PHONE)
     chinese.goto(offline_server.ws_url.replace("ws://", "http://") + "#lang=zh")
     assert chinese.locator("#join-form button[type=submit]").inner_text() == "加入桌面"
     assert chinese.locator("html").get_attribute("lang") == "zh-Hans"
-    chinese.screenshot(path=str(SCREENS / "join-phone-zh.png"))
+    snap(chinese, SCREENS / "join-phone-zh.png")
     chinese.close()
     join_page.fill("#join-key", "not-a-key")
     join_page.click("button[type=submit]")
@@ -162,7 +162,7 @@ def test_a_keeper_invites_a_player_from_the_keeper_screens(browser, offline_serv
             dialog.locator(f"[data-screen={screen}][aria-selected=true]").wait_for()
             if screen == "model":
                 assert dialog.locator("input[type=password]").get_attribute("autocomplete") == "new-password"
-            kay.page.screenshot(path=str(SCREENS / f"keeper-{screen}-{width}.png"))
+            snap(kay.page, SCREENS / f"keeper-{screen}-{width}.png")
     dialog.locator("[data-screen=invites]").click()
     assert dialog.locator("#invite-link").count() == 0, "a minted key is shown once"
     kay.page.click("#keeper-close")
@@ -172,5 +172,5 @@ def test_a_keeper_invites_a_player_from_the_keeper_screens(browser, offline_serv
     newcomer.goto(invite)
     newcomer.locator("#room-name", has_text="Newcomer").wait_for()
     assert "#key=" not in newcomer.url, "the key leaves the address bar"
-    newcomer.screenshot(path=str(SCREENS / "table-newcomer-phone.png"))
+    snap(newcomer, SCREENS / "table-newcomer-phone.png")
     assert kay.errors == [] and pip.errors == []

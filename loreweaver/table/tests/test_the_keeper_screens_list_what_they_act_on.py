@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from loreweaver.testing.backups import backup_document
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -42,7 +42,7 @@ def seat(request, browser, server, room):
 def _shoot(page, screen: str, language: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
     width = page.viewport_size["width"]
-    page.screenshot(path=str(SCREENS / f"keeper-list-{screen}-{language}-{width}.png"))
+    snap(page, SCREENS / f"keeper-list-{screen}-{language}-{width}.png")
 
 
 def test_backups_are_listed_to_restore_or_download(seat, room, tmp_path):

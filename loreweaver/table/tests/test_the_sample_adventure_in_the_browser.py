@@ -7,7 +7,7 @@ each seat go to `build/screens/`."""
 
 from __future__ import annotations
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.servers import dedicated_server
 
 DESKTOP = {"width": 1280, "height": 860}
@@ -42,7 +42,7 @@ class Seat:
     def shoot(self, moment: str) -> None:
         SCREENS.mkdir(parents=True, exist_ok=True)
         width = self.page.viewport_size["width"]
-        self.page.screenshot(path=str(SCREENS / f"sample-{self.language}-{moment}-{self.name}-{width}.png"))
+        snap(self.page, SCREENS / f"sample-{self.language}-{moment}-{self.name}-{width}.png")
 
 
 class Table:

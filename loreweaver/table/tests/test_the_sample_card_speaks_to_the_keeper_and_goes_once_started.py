@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from keeper.kp.sample import GUIDED_ACTIONS
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.servers import dedicated_server
 
 TIMEOUT = 30_000
@@ -50,12 +50,12 @@ def test_the_keepers_card_speaks_to_the_keeper_and_goes_once_the_adventure_start
         sheet.filter(has_text=words["sheet"]).wait_for(state="attached")
         assert ".coc" not in sheet.text_content(), "a keeper is not nudged to make a character"
         SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / f"keeper-welcome-{language}-{width}.png"))
+        snap(page, SCREENS / f"keeper-welcome-{language}-{width}.png")
 
         page.fill("#say", words["line"])
         page.press("#say", "Enter")
         page.locator("#story li.npc").first.wait_for()
         card.wait_for(state="detached")
-        page.screenshot(path=str(SCREENS / f"keeper-started-{language}-{width}.png"))
+        snap(page, SCREENS / f"keeper-started-{language}-{width}.png")
     finally:
         context.close()

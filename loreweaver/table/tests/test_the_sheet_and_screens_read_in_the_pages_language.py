@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -90,4 +90,4 @@ def test_the_sheet_the_audio_desk_the_rules_and_the_quests_read_in_the_pages_lan
     rules.filter(has_text=words["dnd"]).wait_for()
     assert words["system"] in rules.first.text_content() and "coc7" not in rules.first.text_content()
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"names-rules-{language}-{page.viewport_size['width']}.png"))
+    snap(page, SCREENS / f"names-rules-{language}-{page.viewport_size['width']}.png")

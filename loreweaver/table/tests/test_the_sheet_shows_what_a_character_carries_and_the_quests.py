@@ -6,7 +6,7 @@ English and a keeper at phone width in Chinese."""
 
 from __future__ import annotations
 
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 
 TIMEOUT = 20_000
 
@@ -30,7 +30,7 @@ def _say(page, line: str, answer: str) -> None:
 
 def _shoot(page, name: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"sheet-{name}-{page.viewport_size['width']}.png"), full_page=True)
+    snap(page, SCREENS / f"sheet-{name}-{page.viewport_size['width']}.png", full_page=True)
 
 
 def test_a_player_sees_their_things_money_and_the_open_quests_and_a_keeper_the_secret_one(

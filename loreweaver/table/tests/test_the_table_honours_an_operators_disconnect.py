@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from loreweaver.console.tests.test_a_disconnect_that_holds import member_links
-from loreweaver.testing.browser import BROWSER_TESTS, SCREENS
+from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
 from loreweaver.testing.operator_http import OperatorSession
 
 pytestmark = BROWSER_TESTS
@@ -42,5 +42,5 @@ def test_the_table_stops_rejoining_after_a_disconnect_with_a_cool_down(
         assert page.locator("#table-screen").is_hidden(), "the join screen stands alone"
         assert len(sockets) == 2, sockets
         SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / f"table-kept-out-{language}-{width}.png"), full_page=True)
+        snap(page, SCREENS / f"table-kept-out-{language}-{width}.png", full_page=True)
         context.close()
