@@ -3,8 +3,11 @@ table"): the sample adventure's card says what a keeper does (start it, invite p
 the keeper screens), never "what your character does", and the sheet of a keeper with
 no character says a keeper needs none rather than "try .coc or .dnd". Once the adventure
 has started, however it started (here: the guided line typed, not the card's button),
-the card and its Start button are gone. In English and Chinese, at desktop and phone
-width; screenshots go to `build/screens/`."""
+the card and its Start button are gone. The card names the Keeper screens button by
+the label it shows and says where it is in words true of both layouts (at the top: the
+header's right on a desktop, the controls row's left on a phone). In English and
+Chinese, at desktop and phone width; `make screens` leaves screenshots in
+`build/screens/`."""
 
 from __future__ import annotations
 
@@ -21,8 +24,17 @@ WORDS = {
         "keeper": "invite players",
         "player": "your character",
         "sheet": "needs no character",
+        "where": "at the top",
+        "not where": "right",
     },
-    "zh": {"line": GUIDED_ACTIONS[1], "keeper": "邀请玩家", "player": "你的角色", "sheet": "不需要角色"},
+    "zh": {
+        "line": GUIDED_ACTIONS[1],
+        "keeper": "邀请玩家",
+        "player": "你的角色",
+        "sheet": "不需要角色",
+        "where": "顶部",
+        "not where": "右上",
+    },
 }
 
 pytestmark = BROWSER_TESTS
@@ -46,10 +58,13 @@ def test_the_keepers_card_speaks_to_the_keeper_and_goes_once_the_adventure_start
         card.wait_for()
         told = card.inner_text()
         assert words["keeper"] in told and words["player"] not in told, told
+        button = page.locator("#open-keeper")
+        assert button.inner_text() in told, (button.inner_text(), told)
+        assert words["where"] in told and words["not where"] not in told, told
+        assert button.bounding_box()["y"] < card.bounding_box()["y"], "the button is above the card"
         sheet = page.locator("#character-body")
         sheet.filter(has_text=words["sheet"]).wait_for(state="attached")
         assert ".coc" not in sheet.text_content(), "a keeper is not nudged to make a character"
-        SCREENS.mkdir(parents=True, exist_ok=True)
         snap(page, SCREENS / f"keeper-welcome-{language}-{width}.png")
 
         page.fill("#say", words["line"])
