@@ -280,6 +280,23 @@ async def settle(client: Client) -> None:
     await client.collect_until("pong")
 
 
+async def nothing_of_type(client: Client, frame_type: str, within: float = 0.5) -> None:
+    """No frame of `frame_type` arrives up to a ping's pong, nor for `within` seconds
+    after it: an absence has no frame to wait for, so the wait after the pong is bounded."""
+    await client.send({"type": "ping", "t": 7})
+    while True:
+        frame = await client.recv(timeout=10)
+        assert frame["type"] != frame_type, frame
+        if frame["type"] == "pong":
+            break
+    try:
+        while True:
+            frame = await client.recv(timeout=within)
+            assert frame["type"] != frame_type, frame
+    except (TimeoutError, Closed):
+        return
+
+
 async def system_answer(client: Client, line: str) -> str:
     """Say `line` (a dot command) and return the system's answer to it."""
     await client.say(line)

@@ -410,6 +410,8 @@ SLOW_HANDLERS: dict[type, Callable[..., Awaitable[dict]]] = {
     inbound.AdminGenerate: generate,
     inbound.AdminExportRoom: export_room,  # copies the room's blobs: minutes for a big room
 }
+# Changes to the room's model: every keeper of the room is shown the room's config after.
+MODEL_SETTING = (inbound.AdminSetModel, inbound.AdminSetImagegen)
 # Operations that replace the room's story: they wait for the room's turn.
 TURN_TAKING = (inbound.AdminImportRoom, inbound.AdminDeleteRoomData, inbound.AdminResetRoom)
 

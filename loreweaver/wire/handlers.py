@@ -228,8 +228,12 @@ async def on_admin(connection: Joined, frame: inbound.Inbound) -> None:
     if isinstance(frame, admin_frames.TURN_TAKING):
         async with coordination.shared().room_turn(seat.room_id, seat.member.name):
             connection.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
-    else:
-        connection.send(await database_sync_to_async(admin_frames.answer)(frame, admin))
+        return
+    reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
+    connection.send(reply)
+    if isinstance(frame, admin_frames.MODEL_SETTING) and reply["type"] == "admin_config":
+        # The room's other keepers see the new model too, as after `.model set` in chat.
+        await hub.publish_model_changed(seat.room_id)
 
 
 async def on_admin_update_server(connection: Joined, frame: inbound.AdminUpdateServer) -> None:

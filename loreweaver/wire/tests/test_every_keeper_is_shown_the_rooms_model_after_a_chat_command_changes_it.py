@@ -7,23 +7,7 @@ the browser table drops its sample adventure card. A player is sent none."""
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import Closed, connect
-
-
-async def _nothing_of_type(client, frame_type: str, within: float = 0.5) -> None:
-    """No frame of `frame_type` arrives for `within` seconds after a ping's pong."""
-    await client.send({"type": "ping", "t": 7})
-    while True:
-        frame = await client.recv(timeout=10)
-        assert frame["type"] != frame_type, frame
-        if frame["type"] == "pong":
-            break
-    try:
-        while True:
-            frame = await client.recv(timeout=within)
-            assert frame["type"] != frame_type, frame
-    except (TimeoutError, Closed):
-        return
+from loreweaver.testing.clients import connect, nothing_of_type
 
 
 async def test_the_keepers_are_told_the_rooms_new_model_and_the_player_is_not(server, room):
@@ -52,7 +36,7 @@ async def test_the_keepers_are_told_the_rooms_new_model_and_the_player_is_not(se
             told = await keeper.expect("admin_config", timeout=20)
             assert told["override_active"] is False and told["provider"] == "offline"
 
-        await _nothing_of_type(pat, "admin_config")
+        await nothing_of_type(pat, "admin_config")
     finally:
         for client in (kay, kim, pat):
             await client.close()
@@ -64,4 +48,4 @@ async def test_a_command_that_changes_nothing_sends_no_config(server, room):
         await kay.say(".model set nowhere")  # an unknown provider: refused, nothing changes
         refused = await kay.expect("narrative", speaker="system", timeout=20)
         assert "nowhere" not in refused["text"] and ".model set" in refused["text"]
-        await _nothing_of_type(kay, "admin_config")
+        await nothing_of_type(kay, "admin_config")
