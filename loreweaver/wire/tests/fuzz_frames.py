@@ -129,7 +129,7 @@ class FrameFuzzer:
 
     def _text(self, length: int) -> str:
         alphabet = "abcdefghijklmnopqrstuvwxyz .,;:!?-_/\\'\"{}[]()0123456789侦查守秘人🎲"
-        return "".join(self.rng.choice(alphabet) for _ in range(length))
+        return "".join(self.rng.choices(alphabet, k=length))
 
     def _frame(self, frame_type: str | None = None) -> dict:
         frame_type = frame_type or self.rng.choice(self.types)
