@@ -380,3 +380,18 @@ async def keeper_and_player(server: Any, room: str, player_name: str = "Player")
         await keeper.join(server.env.mint(room, "Kay", "keeper"))
         await player.join(server.env.mint(room, player_name))
         yield keeper, player
+
+
+@contextlib.asynccontextmanager
+async def two_keepers_and_a_player(server: Any, room: str) -> AsyncIterator[tuple]:
+    """Two keepers, Kay over WebSocket and Kim over Iroh, and a player, Pat, over
+    WebSocket, all joined at the room's table."""
+    kay, kim, pat = await connect("ws", server), await connect("iroh", server), await connect("ws", server)
+    try:
+        await kay.join(server.env.mint(room, "Kay", "keeper"))
+        await kim.join(server.env.mint(room, "Kim", "keeper"))
+        await pat.join(server.env.mint(room, "Pat"))
+        yield kay, kim, pat
+    finally:
+        for client in (kay, kim, pat):
+            await client.close()

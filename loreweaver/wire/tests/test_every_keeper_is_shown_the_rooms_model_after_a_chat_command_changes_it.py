@@ -7,18 +7,11 @@ the browser table drops its sample adventure card. A player is sent none."""
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import connect, nothing_of_type
+from loreweaver.testing.clients import connect, nothing_of_type, two_keepers_and_a_player
 
 
 async def test_the_keepers_are_told_the_rooms_new_model_and_the_player_is_not(server, room):
-    kay = await connect("ws", server)
-    kim = await connect("iroh", server)
-    pat = await connect("ws", server)
-    try:
-        await kay.join(server.env.mint(room, "Kay", "keeper"))
-        await kim.join(server.env.mint(room, "Kim", "keeper"))
-        await pat.join(server.env.mint(room, "Pat"))
-
+    async with two_keepers_and_a_player(server, room) as (kay, kim, pat):
         await kay.say(".model set openai house-model")
         for keeper in (kay, kim):
             told = await keeper.expect("admin_config", timeout=20)
@@ -37,9 +30,6 @@ async def test_the_keepers_are_told_the_rooms_new_model_and_the_player_is_not(se
             assert told["override_active"] is False and told["provider"] == "offline"
 
         await nothing_of_type(pat, "admin_config")
-    finally:
-        for client in (kay, kim, pat):
-            await client.close()
 
 
 async def test_a_command_that_changes_nothing_sends_no_config(server, room):

@@ -7,7 +7,7 @@ and a refused change tells nobody else."""
 
 from __future__ import annotations
 
-from loreweaver.testing.clients import ask, connect, nothing_of_type
+from loreweaver.testing.clients import ask, connect, nothing_of_type, two_keepers_and_a_player
 
 
 def _model(config: dict) -> tuple:
@@ -15,14 +15,7 @@ def _model(config: dict) -> tuple:
 
 
 async def test_the_other_keepers_are_shown_the_model_one_keeper_saved(server, room):
-    kay = await connect("ws", server)
-    kim = await connect("iroh", server)
-    pat = await connect("ws", server)
-    try:
-        await kay.join(server.env.mint(room, "Kay", "keeper"))
-        await kim.join(server.env.mint(room, "Kim", "keeper"))
-        await pat.join(server.env.mint(room, "Pat"))
-
+    async with two_keepers_and_a_player(server, room) as (kay, kim, pat):
         saved = {
             "type": "admin_set_model",
             "provider": "openai",
@@ -36,9 +29,6 @@ async def test_the_other_keepers_are_shown_the_model_one_keeper_saved(server, ro
         assert "0000000000005678" not in str(told)
 
         await nothing_of_type(pat, "admin_config")
-    finally:
-        for client in (kay, kim, pat):
-            await client.close()
 
 
 async def test_a_refused_model_is_told_to_its_keeper_alone(server, room):
