@@ -28,8 +28,6 @@ _WORDS = {
     "秘密": "secret",
     "公开": "reveal",
 }
-# "Brandy x3" (or with a multiplication sign, or *3): a name and how many, however
-# many digits (a count past the cap is refused, never kept in the item's name).
 
 
 def _counted(text: str) -> tuple[str, int]:
@@ -51,8 +49,9 @@ def _counted(text: str) -> tuple[str, int]:
 
 
 def _count_of(text: str) -> tuple[str, str] | None:
-    """`torch x3`, `torch*3` (or the multiplication sign): the name (one line of it)
-    and the count's digits, or None when `text` does not end with a count."""
+    """`Brandy x3`, `Brandy*3` (or the multiplication sign): the name (one line of it)
+    and the count's digits, however many (a count past the cap is refused by the
+    caller, never kept in the item's name), or None when `text` ends with no count."""
     numbered = trailing_number(text)
     head = numbered[0].rstrip() if numbered else ""
     if not head or head[-1] not in "xX×*":
