@@ -232,8 +232,10 @@ async def on_admin(connection: Joined, frame: inbound.Inbound) -> None:
     reply = await database_sync_to_async(admin_frames.answer)(frame, admin)
     connection.send(reply)
     if isinstance(frame, admin_frames.MODEL_SETTING) and reply["type"] == "admin_config":
-        # The room's other keepers see the new model too, as after `.model set` in chat.
-        await hub.publish_model_changed(seat.room_id)
+        # The room's other keepers see the new model too, as after `.model set` in chat;
+        # this one has it in the reply (a second copy could be taken for the reply to
+        # its next request).
+        await hub.publish_model_changed(seat.room_id, except_connection=connection.connection_id)
 
 
 async def on_admin_update_server(connection: Joined, frame: inbound.AdminUpdateServer) -> None:

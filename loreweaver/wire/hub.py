@@ -194,10 +194,13 @@ async def publish_manifests(room_id: int, *, into: Batch | None = None) -> None:
     await _send(room_id, {"type": "room.manifest", **manifests}, into)
 
 
-async def publish_model_changed(room_id: int, *, into: Batch | None = None) -> None:
+async def publish_model_changed(
+    room_id: int, *, into: Batch | None = None, except_connection: str = ""
+) -> None:
     """Tell every connection of the room, on every process, that the room's model
-    changed: each keeper's is shown it again (`admin_config`)."""
-    await _send(room_id, {"type": "room.model"}, into)
+    changed: each keeper's is shown it again (`admin_config`), but the connection
+    `except_connection`, which was answered with it already."""
+    await _send(room_id, {"type": "room.model", "except": except_connection}, into)
 
 
 async def publish_room_language(room_id: int, language: str, *, into: Batch | None = None) -> None:

@@ -155,7 +155,7 @@ class RoomMessages:
         # A keeper's client shows the room's model (the model screen, the sample
         # adventure's offer while the offline Keeper plays): it is told the new one
         # without asking, as it is after saving on its own model screen.
-        if seat.is_keeper:
+        if seat.is_keeper and message.get("except") != self.connection_id:
             admin = admin_frames.Admin(seat.room_id, seat.room_name, True, self.locale)
             self.send(await database_sync_to_async(admin_frames.config)(admin))
 

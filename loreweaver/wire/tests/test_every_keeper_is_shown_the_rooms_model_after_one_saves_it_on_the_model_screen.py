@@ -2,8 +2,9 @@
 image model with `admin_set_imagegen`) is answered with the room's `admin_config`, and
 every other keeper of the room, on either carrier, is sent it too, as after `.model
 set` in chat (docs/decisions.md, "Keys and keeper administration"): the other keepers'
-clients drop the sample adventure once the room has a model. A player is sent none,
-and a refused change tells nobody else."""
+clients drop the sample adventure once the room has a model. The keeper who saved is
+not sent it a second time, a player is sent none, and a refused change tells nobody
+else."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ async def test_the_other_keepers_are_shown_the_model_one_keeper_saved(server, ro
         assert "0000000000005678" not in str(told)
 
         await nothing_of_type(pat, "admin_config")
+        # The keeper who saved has it as the reply: a second copy could be taken for
+        # the reply to its next request.
+        await nothing_of_type(kay, "admin_config")
 
 
 async def test_a_refused_model_is_told_to_its_keeper_alone(server, room):
