@@ -12,11 +12,23 @@ from django.db.models import Q
 from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, pgettext
 
 from base import frames
 from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
 
-SPEAKERS = {"kp": "Keeper", "system": "System", "npc": "NPC", "player": "Player"}
+
+def _speaker(code: str) -> str:
+    """A speaker's label in the page's language (the code itself when it has none)."""
+    labels = {
+        "kp": pgettext("who speaks", "Keeper"),
+        "system": pgettext("who speaks", "System"),
+        "npc": pgettext("who speaks", "NPC"),
+        "player": pgettext("who speaks", "Player"),
+    }
+    return labels.get(code, code)
+
+
 # The inline markdown the table's lines use, applied to text already escaped.
 _INLINE = [
     (re.compile(r"`([^`\n]+)`"), r"<code>\1</code>"),
@@ -100,7 +112,7 @@ def _event_html(frame: dict) -> SafeString:
     if frame.get("type") == "narrative":
         return format_html(
             "<li class='npc'><b>{}</b>: {}</li>",
-            frame.get("name") or SPEAKERS.get(frame.get("speaker", ""), frame.get("speaker")),
+            frame.get("name") or _speaker(frame.get("speaker", "")),
             render_text(frame["text"]),
         )
     return format_html("<li><i>{}</i></li>", frame.get("type", "?"))
@@ -125,9 +137,9 @@ def _line_parts(line: StoryLine) -> tuple:
     )
     entry = line.entry
     if entry is None:
-        return ("Before the first line", "", "", events)
+        return (gettext("Before the first line"), "", "", events)
     return (
-        entry.name or SPEAKERS.get(entry.speaker, entry.speaker),
+        entry.name or _speaker(entry.speaker),
         entry.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
         render_text(entry.text),
         events,
