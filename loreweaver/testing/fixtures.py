@@ -126,33 +126,36 @@ def s3() -> Iterator[S3Server]:
 
 # This test process's Chromium and the Playwright that drives it (started by the first
 # browser test): one launch per process rather than one per module saves about a second
-# of CPU per module.
+# of CPU per module, and its contexts are lent from a few kept ones (see
+# loreweaver/testing/contexts.py).
 _chromium: tuple | None = None
 
 
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, through Playwright (for the browser tests): the test
-    process's own, each module's contexts closed after it, so no page of one module
-    is still running while the next plays."""
+    process's own, with contexts lent; each module's are given back after it, so no
+    page of one module is still running while the next plays."""
     global _chromium
     if _chromium is None:
         # Playwright is loaded by the browser tests only: most test runs never start one.
         from playwright.sync_api import sync_playwright
 
+        from loreweaver.testing.contexts import LendingBrowser
+
         playwright = sync_playwright().start()
-        _chromium = playwright, playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-    launched = _chromium[1]
-    yield launched
-    for context in launched.contexts:
-        context.close()
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        _chromium = playwright, LendingBrowser(launched)
+    lending = _chromium[1]
+    yield lending
+    lending.give_back_all()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Close the test process's Chromium, if a browser test started it."""
     if _chromium is not None:
-        playwright, launched = _chromium
-        launched.close()
+        playwright, lending = _chromium
+        lending.close()
         playwright.stop()
 
 
