@@ -4,6 +4,7 @@ the test's own, both carriers, and real server processes to talk to."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,6 +117,24 @@ def hosted_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
     destroy_env(env)
 
 
+@functools.cache
+def _hash_of(password: str) -> str:
+    from django.contrib.auth.hashers import make_password
+
+    return make_password(password)
+
+
+@pytest.fixture
+def admin_user(db, django_user_model):
+    """pytest-django's staff login ("admin", password "password"), with the password
+    hashed once per test process: the hasher's real work (about a quarter of a second
+    of CPU) was a fifth of the in-process tests' time, for the same hash every time."""
+    user = django_user_model._default_manager.create_superuser("admin", "admin@example.com", None)
+    user.password = _hash_of("password")
+    user.save(update_fields=["password"])
+    return user
+
+
 @pytest.fixture(scope="module")
 def s3() -> Iterator[S3Server]:
     """A real S3 server on loopback (moto's server mode) with one bucket."""
@@ -124,11 +143,23 @@ def s3() -> Iterator[S3Server]:
     server.stop()
 
 
-# This test process's Chromium and the Playwright that drives it (started by the first
-# browser test): one launch per process rather than one per module saves about a second
-# of CPU per module, and its contexts are lent from a few kept ones (see
-# loreweaver/testing/contexts.py).
+# This test process's Chromium, the Playwright that drives it and Playwright's event
+# loop (started by the first browser test): one launch per process rather than one per
+# module saves about a second of CPU per module, and its contexts are lent from a few
+# kept ones (see loreweaver/testing/contexts.py).
 _chromium: tuple | None = None
+
+
+def _mark_playwrights_loop(running: bool) -> None:
+    """Mark Playwright's event loop as running in this thread, or no loop at all.
+
+    Between its calls, Playwright's synchronous API leaves its own event loop marked as
+    running; `asyncio.run`, pytest-asyncio and Django's check for synchronous-only work
+    (the test database's teardown, say) then refuse to run. So the mark is set only
+    while Playwright is in use: in the browser tests, until their module's pages are
+    given back. (asyncio has no public way to do this.)"""
+    if _chromium is not None:
+        asyncio.events._set_running_loop(_chromium[2] if running else None)
 
 
 @pytest.fixture(scope="module")
@@ -145,33 +176,26 @@ def browser():
 
         playwright = sync_playwright().start()
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        _chromium = playwright, LendingBrowser(launched)
+        _chromium = playwright, LendingBrowser(launched), asyncio.events._get_running_loop()
+    _mark_playwrights_loop(running=True)
     lending = _chromium[1]
     yield lending
     lending.give_back_all()
+    _mark_playwrights_loop(running=False)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Close the test process's Chromium, if a browser test started it."""
     if _chromium is not None:
-        playwright, lending = _chromium
+        playwright, lending, _loop = _chromium
+        _mark_playwrights_loop(running=True)
         lending.close()
         playwright.stop()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Run a test that does not drive the browser with no event loop marked as running.
-
-    Between its calls, Playwright's synchronous API leaves its own event loop marked as
-    running in this thread; `asyncio.run` and pytest-asyncio then refuse to start one
-    ("cannot be called from a running event loop"). Playwright is only called from the
-    browser tests, so the others run with the mark lifted, and it is put back after."""
-    if _chromium is None or "browser" in getattr(item, "fixturenames", ()):
-        return (yield)
-    marked = asyncio.events._get_running_loop()
-    asyncio.events._set_running_loop(None)
-    try:
-        return (yield)
-    finally:
-        asyncio.events._set_running_loop(marked)
+    """Run each test with Playwright's event loop marked as running only if it drives
+    the browser (see `_mark_playwrights_loop`)."""
+    _mark_playwrights_loop(running="browser" in getattr(item, "fixturenames", ()))
+    return (yield)
