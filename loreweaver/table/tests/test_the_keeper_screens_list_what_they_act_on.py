@@ -7,6 +7,7 @@ Chromium, desktop and phone, en and zh."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from loreweaver.testing.backups import backup_document
 from loreweaver.testing.browser import BROWSER_TESTS, SCREENS, snap
@@ -101,10 +102,19 @@ def test_the_model_page_names_the_offline_keeper(seat):
     dialog.locator("form.model button[type=submit]").click()
     dialog.locator("[data-screen=invites]").click()
     dialog.locator("[data-screen=model]").click()
-    page.wait_for_function(
+    saved = (
         "() => document.querySelector('form.model input')?.value === 'sample-adventure'"
         " && document.querySelector('form.model select').value === 'offline'"
     )
+    try:
+        page.wait_for_function(saved)
+    except PlaywrightTimeout:
+        shown = page.evaluate(
+            "() => [document.querySelector('form.model select')?.value,"
+            " document.querySelector('form.model input')?.value,"
+            " document.getElementById('keeper-status')?.textContent]"
+        )
+        raise AssertionError(f"the model page shows provider, model, status {shown}") from None
 
 
 # What each keeper screen shows once its list has arrived, in each language.
