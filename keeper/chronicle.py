@@ -149,7 +149,12 @@ class Turn:
 
 def _language(cursor: CursorWrapper, table: str, room_id: int) -> str:
     cursor.execute(f"SELECT language FROM {table} WHERE room_id = %s", [room_id])
-    return (cursor.fetchone() or [""])[0] or settings.TRPG_LOCALE
+    return (cursor.fetchone() or [""])[0] or server_language()
+
+
+def server_language() -> str:
+    """The language of a room whose keepers chose none: the server's."""
+    return settings.TRPG_LOCALE
 
 
 def room_language(room_id: int) -> str:
@@ -159,10 +164,11 @@ def room_language(room_id: int) -> str:
         return _language(cursor, TableSettings._meta.db_table, room_id)
 
 
-def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None:
+def record(room_id: int, turn: Turn, *, last_line_id: int | None = None, language: str = "") -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
     the turn left them (`last_line_id`: the turn's last transcript line, when the
-    caller knows it). Rolls and the clock are written in the room's language."""
+    caller knows it). Rolls and the clock are written in the room's language
+    (`language`, when the caller has just read it)."""
     # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
     story, lines, entries, table = (
         model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
@@ -170,7 +176,7 @@ def record(room_id: int, turn: Turn, *, last_line_id: int | None = None) -> None
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT scene_name, clock_minutes FROM {story} WHERE room_id = %s", [room_id])
         scene, minutes = cursor.fetchone() or ("", None)
-        locale = _language(cursor, table, room_id)
+        locale = language or _language(cursor, table, room_id)
         if last_line_id is None:
             cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
             last_line_id = cursor.fetchone()[0]

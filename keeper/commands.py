@@ -76,6 +76,9 @@ class CommandReply:
     # The keeper chose the room's language (`.language`): every connection of the room
     # writes its member's server lines in it from now on.
     room_language: str = ""
+    # The name the command rolled under, the caller's at the table, when it read it (a
+    # roll changes no sheet, so the turn's chronicle entry needs no second read).
+    roller: str = ""
     # Why the command was refused (a `Refused` code); empty when it was not.
     refused: str = ""
     # The room's model changed (`.model set`, `.model key`, `.model reset`, a sign-in

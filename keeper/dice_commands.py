@@ -44,11 +44,13 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
         return CommandReply(
             caller.say(_("You rolled in secret: {totals}"), totals=totals),
             events=rolled.events,
+            roller=actor.name,
         )
     return CommandReply(
         caller.say(_("{name} rolls {totals}"), name=actor.name, totals=totals),
         private=False,
         events=rolled.events,
+        roller=actor.name,
     )
 
 

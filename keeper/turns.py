@@ -69,7 +69,8 @@ def play_line(
         return LinePlayed(actor, guided=True)
     # Read here, not only at the connection: a `.language` from another process may
     # not have reached this member's session yet.
-    locale = tools.room_locale(room_id, locale)
+    chosen = tools.chosen_language(room_id)
+    locale = chosen or locale
     caller = commands.Caller(
         room_id=room_id,
         member_id=actor.member_id,
@@ -79,7 +80,9 @@ def play_line(
     )
     reply = commands.dispatch(text, caller)
     if reply is not None:
-        return _command_played(room_id, actor, caller, text, reply)
+        # The chronicle's language: the room's choice as the command left it, else the server's.
+        written_in = reply.room_language or chosen or chronicle.server_language()
+        return _command_played(room_id, actor, caller, text, reply, written_in)
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
         return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
     rule = turn_rule(room_id)
@@ -95,7 +98,8 @@ def play_line(
         assert played.entry is not None
         narrated = played.entry.speaker == Speaker.KEEPER
         said = chronicle.Turn(actor.name, "", text) if narrated else chronicle.Turn(actor.name, text)
-        chronicle.record(room_id, said, last_line_id=played.entry.id)
+        written_in = chosen or chronicle.server_language()
+        chronicle.record(room_id, said, last_line_id=played.entry.id, language=written_in)
         played.settled = True
     return played
 
@@ -111,7 +115,12 @@ def public_rolls(events: list[TurnEvent]) -> list[dict]:
 
 
 def _command_played(
-    room_id: int, actor: Actor, caller: commands.Caller, text: str, reply: commands.CommandReply
+    room_id: int,
+    actor: Actor,
+    caller: commands.Caller,
+    text: str,
+    reply: commands.CommandReply,
+    written_in: str,
 ) -> LinePlayed:
     events = _record_events(room_id, reply, actor.member_id) if reply.events else []
     played = LinePlayed(actor, reply=reply, events=events, answer=record_answer(room_id, reply))
@@ -122,7 +131,7 @@ def _command_played(
         hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
         # The chronicle is in the room's language: a reply in another one is left to
         # the roll lines, which the chronicle writes in the room's words.
-        foreign = bool(rolls) and caller.locale != chronicle.room_language(room_id)
+        foreign = bool(rolls) and caller.locale != written_in
         said = "" if reply.private or foreign else reply.text
         # A reply kept tells its public rolls already: the roll lines would say them twice.
         told = [] if said else rolls
@@ -131,8 +140,10 @@ def _command_played(
         line = (reply.echo or text) if len(hidden) < len(events) else ""
         # The turn is the roller's: under their character's name when they play one, as
         # their dice are.
-        roller = characters.table_name(room_id, actor.member_id, actor.name)
-        chronicle.record(room_id, chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden))
+        roller = reply.roller or characters.table_name(room_id, actor.member_id, actor.name)
+        chronicle.record(
+            room_id, chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden), language=written_in
+        )
     played.settled = reply.follow_up is None and not reply.media
     return played
 
