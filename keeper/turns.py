@@ -122,8 +122,11 @@ def _command_played(
     reply: commands.CommandReply,
     written_in: str,
 ) -> LinePlayed:
-    events = _record_events(room_id, reply, actor.member_id) if reply.events else []
-    played = LinePlayed(actor, reply=reply, events=events, answer=record_answer(room_id, reply))
+    # The rolls and the answer the table sees after them, kept in one statement.
+    answer = _answer_line(reply)
+    recorded = _record_events(room_id, reply, actor.member_id, answer)
+    events = recorded[: len(reply.events)]
+    played = LinePlayed(actor, reply=reply, events=events, answer=recorded[-1] if answer else None)
     rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
         played.hook_scripts = pack_services.room_hook_scripts(room_id)
@@ -153,10 +156,16 @@ def record_answer(room_id: int, reply: commands.CommandReply) -> TurnEvent | Non
     an event of its turn, after its rolls, as it is shown live: a SideQuest client's
     reloaded page is told it again (`rooms.selectors.replay_for`). None for a reply only
     the caller sees, which is never kept."""
+    line = _answer_line(reply)
+    return services.turn_event_record(room=Room(pk=room_id), frame=line) if line else None
+
+
+def _answer_line(reply: commands.CommandReply) -> dict | None:
+    """The system line a command's answer to the whole table is kept as; None for a
+    reply only the caller sees."""
     if reply.private or not reply.text:
         return None
-    line = frames.narrative(services.new_frame_id(), Speaker.SYSTEM, reply.text)
-    return services.turn_event_record(room=Room(pk=room_id), frame=line)
+    return frames.narrative(services.new_frame_id(), Speaker.SYSTEM, reply.text)
 
 
 def finish_follow_up(
@@ -181,13 +190,16 @@ def _store_line(room_id: int, actor: Actor, text: str, *, bot: bool) -> Transcri
     )
 
 
-def _record_events(room_id: int, reply: commands.CommandReply, member_id: str) -> list[TurnEvent]:
-    return services.turn_events_record(
-        room=Room(pk=room_id),
-        events=[
-            (event.frame, Audience.KEEPERS, member_id)
-            if event.keepers_only
-            else (event.frame, Audience.EVERYONE, "")
-            for event in reply.events
-        ],
-    )
+def _record_events(
+    room_id: int, reply: commands.CommandReply, member_id: str, answer: dict | None
+) -> list[TurnEvent]:
+    """The reply's rolls as turn events, then its `answer` line when there is one."""
+    events = [
+        (event.frame, Audience.KEEPERS, member_id)
+        if event.keepers_only
+        else (event.frame, Audience.EVERYONE, "")
+        for event in reply.events
+    ]
+    if answer is not None:
+        events.append((answer, Audience.EVERYONE, ""))
+    return services.turn_events_record(room=Room(pk=room_id), events=events)

@@ -463,43 +463,44 @@ def transcript_append(
 
 
 @functools.cache
-def _turn_event_insert() -> str:
+def _turn_event_insert(rows: int) -> str:
     events, lines = TurnEvent._meta, TranscriptEntry._meta
     columns = [events.get_field(name).column for name in ("room", "anchor", "frame", "audience", "member_id")]
     columns.append(events.get_field("created_at").column)
     latest_line = (
         f"SELECT MAX({lines.pk.column}) FROM {lines.db_table} WHERE {lines.get_field('room').column} = %s"
     )
+    row = f"(%s, ({latest_line}), %s, %s, %s, %s)"
     return (
         f"INSERT INTO {events.db_table} ({', '.join(columns)}) "
-        f"VALUES (%s, ({latest_line}), %s, %s, %s, %s) RETURNING {events.pk.column}, {columns[1]}"
+        f"VALUES {', '.join([row] * rows)} RETURNING {events.pk.column}, {columns[1]}"
     )
 
 
 def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
     """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
-    the transcript line they followed live (the room's latest, at the time of the insert)."""
-    # One plain statement per event, anchor included: every roll is a turn event, and
+    the transcript line they followed live (the room's latest, at the time of the insert),
+    in the order given."""
+    if not events:
+        return []
+    # One plain statement for them all, anchors included: every roll is a turn event, and
     # the ORM's building of the queries cost more than running them.
     frame_field = TurnEvent._meta.get_field("frame")
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    recorded = []
+    values: list[object] = []
+    for frame, audience, member_id in events:
+        stored = frame_field.get_db_prep_save(frame, connection)
+        values += [room.pk, room.pk, stored, audience, member_id, now]
     with connection.cursor() as cursor:
-        for frame, audience, member_id in events:
-            stored = frame_field.get_db_prep_save(frame, connection)
-            cursor.execute(_turn_event_insert(), [room.pk, room.pk, stored, audience, member_id, now])
-            event_id, anchor_id = cursor.fetchone()
-            recorded.append(
-                TurnEvent(
-                    id=event_id,
-                    room=room,
-                    anchor_id=anchor_id,
-                    frame=frame,
-                    audience=audience,
-                    member_id=member_id,
-                )
-            )
-    return recorded
+        cursor.execute(_turn_event_insert(len(events)), values)
+        # Ids are drawn row by row, in the order of the values.
+        returned = sorted(cursor.fetchall())
+    return [
+        TurnEvent(
+            id=event_id, room=room, anchor_id=anchor_id, frame=frame, audience=audience, member_id=member_id
+        )
+        for (event_id, anchor_id), (frame, audience, member_id) in zip(returned, events, strict=True)
+    ]
 
 
 def turn_event_record(
