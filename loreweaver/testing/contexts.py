@@ -10,7 +10,9 @@ server is on 127.0.0.1) for a fraction of that. So a test process keeps its cont
 
 What a test could notice of the context's earlier borrower is cleared when it is given
 back: its pages are closed, the storage of every origin they opened (localStorage,
-sessionStorage, IndexedDB, caches) and every cookie are cleared. Two contexts lent at
+sessionStorage, IndexedDB, caches) and every cookie are cleared. A page that does not
+close (as one closed in the middle of a navigation may not) takes its context with it,
+as a test's own context would go. Two contexts lent at
 once are always two different contexts, so the people of one test never share a
 browser. `TRPG_TEST_FRESH_CONTEXTS=1` makes a new context for every request instead,
 to rule this out."""
@@ -24,7 +26,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 FRESH = bool(os.environ.get("TRPG_TEST_FRESH_CONTEXTS"))
+CLOSE_TIMEOUT = 2_000  # ms a page given back has to close (it takes a few)
 
 
 class _BlankPage(BaseHTTPRequestHandler):
@@ -121,11 +126,23 @@ class LendingBrowser:
             return
         self._lent.remove(context)
         kept = self._kept[context]
-        for page in context.pages:
-            if page is not kept.anchor:
-                if origin := _origin(page.url):
-                    kept.origins.add(origin)
-                page.close()
+        pages = [page for page in context.pages if page is not kept.anchor]
+        for page in pages:
+            if origin := _origin(page.url):
+                kept.origins.add(origin)
+            # Not waited for here: a page closed in the middle of a navigation (the
+            # table's Leave reloads the page) could keep `close()` waiting for good.
+            page.close(run_before_unload=True)
+        for page in pages:
+            if page.is_closed():
+                continue
+            try:
+                page.wait_for_event("close", timeout=CLOSE_TIMEOUT)
+            except PlaywrightTimeout:
+                # A page that will not close: the context goes, as a test's own would.
+                del self._kept[context]
+                type(context).close(context)
+                return
         for origin in sorted(kept.origins):
             kept.devtools.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         kept.origins.clear()

@@ -52,3 +52,19 @@ def test_two_contexts_lent_at_once_keep_their_own_storage(browser):
     assert _seen(kay_page) == ["kay", "kay", "seen=kay"]
     kay.close()
     pat.close()
+
+
+def test_a_page_given_back_in_the_middle_of_a_navigation_holds_nothing_up(browser):
+    # The table's Leave reloads its page; a test may give its context back right then.
+    # Closing such a page could wait for good (it hung a CI run): the context goes instead.
+    for delay in range(12):  # given back at each moment of the navigation's first milliseconds
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(PAGE)
+        page.evaluate("() => setTimeout(() => location.replace(location.pathname + '?again'), 0)")
+        page.wait_for_timeout(delay)
+        context.close()
+    again = browser.new_context().new_page()
+    again.goto(PAGE)
+    assert _seen(again) == [None, None, ""]
+    again.context.close()
