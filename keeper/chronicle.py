@@ -157,13 +157,6 @@ def server_language() -> str:
     return settings.TRPG_LOCALE
 
 
-def room_language(room_id: int) -> str:
-    """The language the room's chronicle is written in: the keepers' choice
-    (`.language`), else the server's."""
-    with connection.cursor() as cursor:
-        return _language(cursor, TableSettings._meta.db_table, room_id)
-
-
 def record(room_id: int, turn: Turn, *, last_line_id: int | None = None, language: str = "") -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
     the turn left them (`last_line_id`: the turn's last transcript line, when the

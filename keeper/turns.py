@@ -71,6 +71,8 @@ def play_line(
     # not have reached this member's session yet.
     chosen = tools.chosen_language(room_id)
     locale = chosen or locale
+    # The chronicle is written in the room's language: the keepers' choice, else the server's.
+    written_in = chosen or chronicle.server_language()
     caller = commands.Caller(
         room_id=room_id,
         member_id=actor.member_id,
@@ -80,9 +82,8 @@ def play_line(
     )
     reply = commands.dispatch(text, caller)
     if reply is not None:
-        # The chronicle's language: the room's choice as the command left it, else the server's.
-        written_in = reply.room_language or chosen or chronicle.server_language()
-        return _command_played(room_id, actor, caller, text, reply, written_in)
+        # As the command left it (`.language`).
+        return _command_played(room_id, actor, caller, text, reply, reply.room_language or written_in)
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
         return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
     rule = turn_rule(room_id)
@@ -98,7 +99,6 @@ def play_line(
         assert played.entry is not None
         narrated = played.entry.speaker == Speaker.KEEPER
         said = chronicle.Turn(actor.name, "", text) if narrated else chronicle.Turn(actor.name, text)
-        written_in = chosen or chronicle.server_language()
         chronicle.record(room_id, said, last_line_id=played.entry.id, language=written_in)
         played.settled = True
     return played

@@ -50,7 +50,7 @@ class _BlankPage(BaseHTTPRequestHandler):
 _anchor_url: str | None = None
 
 
-def _anchor_page_url() -> str:
+def blank_page_url() -> str:
     """The address of this process's blank page on 127.0.0.1 (served by a thread)."""
     global _anchor_url
     if _anchor_url is None:
@@ -108,7 +108,7 @@ class LendingBrowser:
     def _keep(self, key: str, options: dict):
         context = self._browser.new_context(**options)
         anchor = context.new_page()
-        anchor.goto(_anchor_page_url())
+        anchor.goto(blank_page_url())
         kept = _Kept(key, anchor, context.new_cdp_session(anchor))
         self._kept[context] = kept
 

@@ -4,7 +4,6 @@ the test's own, both carriers, and real server processes to talk to."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from django.utils import translation
 
 from loreweaver.testing.browser import CHROMIUM
+from loreweaver.testing.operator_http import password_hash
 from loreweaver.testing.s3 import S3Server
 from loreweaver.testing.servers import (
     ServerEnv,
@@ -117,20 +117,13 @@ def hosted_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerEnv]:
     destroy_env(env)
 
 
-@functools.cache
-def _hash_of(password: str) -> str:
-    from django.contrib.auth.hashers import make_password
-
-    return make_password(password)
-
-
 @pytest.fixture
 def admin_user(db, django_user_model):
     """pytest-django's staff login ("admin", password "password"), with the password
-    hashed once per test process: the hasher's real work (about a quarter of a second
-    of CPU) was a fifth of the in-process tests' time, for the same hash every time."""
+    hashed once per test process: the hasher's real work was a fifth of the in-process
+    tests' time, for the same hash every time."""
     user = django_user_model._default_manager.create_superuser("admin", "admin@example.com", None)
-    user.password = _hash_of("password")
+    user.password = password_hash("password")
     user.save(update_fields=["password"])
     return user
 

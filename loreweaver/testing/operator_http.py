@@ -27,13 +27,19 @@ def create_superuser(env: ServerEnv) -> tuple[str, str]:
 
 
 @functools.cache
-def _staff_password() -> tuple[str, str]:
-    """One password for the test process's logins, and its hash (hashed once: a
-    password hash is made to be slow)."""
+def password_hash(password: str) -> str:
+    """`password`'s hash, made once per test process: a password hash is made to be
+    slow (about a quarter of a second of CPU)."""
     from django.contrib.auth.hashers import make_password
 
+    return make_password(password)
+
+
+@functools.cache
+def _staff_password() -> tuple[str, str]:
+    """One password for the test process's logins, and its hash."""
     password = secrets.token_urlsafe(16)
-    return password, make_password(password)
+    return password, password_hash(password)
 
 
 class OperatorSession:

@@ -5,12 +5,12 @@ notice, and two contexts lent at once are two browsers."""
 from __future__ import annotations
 
 from loreweaver.testing.browser import BROWSER_TESTS
-from loreweaver.testing.contexts import _anchor_page_url
+from loreweaver.testing.contexts import blank_page_url
 
 pytestmark = BROWSER_TESTS
 
 # Any page of 127.0.0.1 holds storage; the anchors' blank page is one at hand.
-PAGE = _anchor_page_url() + "a-page-of-a-test"
+PAGE = blank_page_url() + "a-page-of-a-test"
 
 
 def _remember(page, value: str) -> None:
