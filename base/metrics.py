@@ -4,6 +4,7 @@ layers, so every part of the server can count what it does."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
@@ -15,6 +16,15 @@ MEMBERS = Gauge("loreweaver_joined_members", "Connections that joined a room, by
 ACTIVE_ROOMS = Gauge("loreweaver_active_rooms", "Rooms with a member connected to this process")
 FRAMES_IN = Counter("loreweaver_frames_in_total", "Frames received from clients, by type", ["type"])
 FRAMES_OUT = Counter("loreweaver_frames_out_total", "Frames sent to clients, by type", ["type"])
+
+
+@functools.lru_cache(maxsize=256)  # frame types are the protocol's few; the bound is a guard
+def frames_out(frame_type: str) -> Counter:
+    """The count of frames of `frame_type` sent: `FRAMES_OUT.labels(frame_type)`, looked
+    up once per type (every frame to every member is counted)."""
+    return FRAMES_OUT.labels(frame_type)
+
+
 TURNS = Histogram(
     "loreweaver_turn_seconds",
     "Turns of rooms, from the input to the end of the turn, by kind (command, line, keeper)",

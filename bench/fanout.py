@@ -18,6 +18,8 @@ ratio is what compares across machines and runs.
     python bench/fanout.py                    # full run, both workloads
     python bench/fanout.py --quick            # the short run CI does
     python bench/fanout.py --against 783218d  # the same runs on another revision, side by side
+    python bench/fanout.py --against 783218d --repeat 5  # five sittings, alternating which
+                                              # goes first; the median of their ratios
     python bench/fanout.py --processes 2      # hosted: 2 server processes and the Iroh
                                               # sidecar, members spread round-robin, beside 1
     python bench/fanout.py --idle 3000        # the active rooms again with 3,000 silent members
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -366,12 +369,17 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="server processes (hosted profile)")
     parser.add_argument("--idle", type=int, default=0, help="joined but silent members, 10 per room")
     parser.add_argument("--against", metavar="REV", help="also run a checkout of this revision")
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="with --against: N sittings, the median ratio"
+    )
     parser.add_argument("--profile", type=Path, metavar="DIR", help="record the servers with py-spy")
     parser.add_argument("--gil", action="store_true", help="with --profile: sample only the GIL holder")
     args = parser.parse_args()
     hosted = hosted_profile()
     if args.processes > 1 and not hosted:
         parser.error("--processes needs the hosted profile (set REDIS_URL and DATABASE_URL)")
+    if args.repeat > 1 and (not args.against or args.processes > 1 or args.idle):
+        parser.error("--repeat compares one process with --against, without --idle")
     names = ["lines", "roll"] if args.workload == "both" else [args.workload]
     plan = Plan(
         rooms=args.rooms or (2 if args.quick else 10),
@@ -382,15 +390,12 @@ def main() -> None:
         profile_gil=args.gil,
     )
 
-    runs: list[tuple[str, dict[str, Result]]] = []
-    counts = [1, args.processes] if args.processes > 1 else [1]
-    for processes in counts:
-        suffix = f" x{processes}" if len(counts) > 1 else ""
-        runs.append((f"this checkout{suffix}", measure_servers(ROOT, "head", processes, plan, hosted)))
-        if args.against:
-            label = short_revision(args.against)
-            old = measure_servers(checkout(args.against), label, processes, plan, hosted)
-            runs.append((f"{label}{suffix}", old))
+    if args.repeat > 1:
+        sittings = repeated_sittings(plan, hosted, args.against, args.repeat)
+        runs = [("this checkout", sittings[0][0]), (short_revision(args.against), sittings[0][1])]
+    else:
+        sittings = []
+        runs = one_sitting(plan, hosted, args)
     relay = measure_relay(plan)
 
     profile = "hosted (Postgres + Redis)" if hosted else "embedded (SQLite, in-process bus)"
@@ -408,6 +413,58 @@ def main() -> None:
                 share = idle.rate / results[workload.name].rate
                 print(f"  {'':22}  with idle members / without: {share:.2f}")
         _compare(runs, workload, args)
+        if sittings:
+            _median_ratios(sittings, workload, short_revision(args.against))
+
+
+def one_sitting(plan: Plan, hosted: bool, args: argparse.Namespace) -> list[tuple[str, dict[str, Result]]]:
+    """This checkout (and the --against revision), with each process count asked for."""
+    runs: list[tuple[str, dict[str, Result]]] = []
+    counts = [1, args.processes] if args.processes > 1 else [1]
+    for processes in counts:
+        suffix = f" x{processes}" if len(counts) > 1 else ""
+        runs.append((f"this checkout{suffix}", measure_servers(ROOT, "head", processes, plan, hosted)))
+        if args.against:
+            label = short_revision(args.against)
+            old = measure_servers(checkout(args.against), label, processes, plan, hosted)
+            runs.append((f"{label}{suffix}", old))
+    return runs
+
+
+def repeated_sittings(
+    plan: Plan, hosted: bool, against: str, repeat: int
+) -> list[tuple[dict[str, Result], dict[str, Result]]]:
+    """`repeat` pairs of (this checkout, the other revision), the first of each pair
+    alternating, so a machine that slows down during the run weighs on both alike."""
+    old_root, label = checkout(against), short_revision(against)
+    sittings = []
+    for n in range(repeat):
+        if n % 2 == 0:
+            new = measure_servers(ROOT, "head", 1, plan, hosted)
+            old = measure_servers(old_root, label, 1, plan, hosted)
+        else:
+            old = measure_servers(old_root, label, 1, plan, hosted)
+            new = measure_servers(ROOT, "head", 1, plan, hosted)
+        sittings.append((new, old))
+    return sittings
+
+
+def _cpu_per_delivery(result: Result) -> float:
+    return sum(result.cpu.values()) / result.delivered
+
+
+def _median_ratios(
+    sittings: list[tuple[dict[str, Result], dict[str, Result]]], workload: Workload, label: str
+) -> None:
+    """Each sitting's ratios, then their medians: this machine's noise is about a quarter
+    either way in one sitting, so a single ratio cannot say "no slower"."""
+    pairs = [(new[workload.name], old[workload.name]) for new, old in sittings]
+    throughput = [new.rate / old.rate for new, old in pairs]
+    per_cpu = [_cpu_per_delivery(old) / _cpu_per_delivery(new) for new, old in pairs]
+    p99 = [percentile(new.latencies, 0.99) / percentile(old.latencies, 0.99) for new, old in pairs]
+    for name, ratios in (("throughput", throughput), ("deliveries per CPU s", per_cpu), ("p99", p99)):
+        each = " ".join(f"x{ratio:.2f}" for ratio in ratios)
+        print(f"  this checkout / {label}, {name}: median x{statistics.median(ratios):.2f} ({each})")
 
 
 def _compare(runs: list[tuple[str, dict[str, Result]]], workload: Workload, args: argparse.Namespace) -> None:

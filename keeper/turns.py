@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from base import frames
 from keeper import characters, chronicle, commands
 from keeper.chronicle import is_aside
-from keeper.kp import sample, stage, tools
+from keeper.kp import sample, stage
 from keeper.kp.keepers import turn_rule
 from packs import hooks
 from packs import services as pack_services
@@ -68,8 +68,10 @@ def play_line(
     if sample.is_guided_action(text) and not demo_set_up:
         return LinePlayed(actor, guided=True)
     # Read here, not only at the connection: a `.language` from another process may
-    # not have reached this member's session yet.
-    chosen = tools.chosen_language(room_id)
+    # not have reached this member's session yet. (The rule, with the language, is one
+    # read; a command changes the rule only for the lines after it.)
+    rule = turn_rule(room_id)
+    chosen = rule.language
     locale = chosen or locale
     # The chronicle is written in the room's language: the keepers' choice, else the server's.
     written_in = chosen or chronicle.server_language()
@@ -86,7 +88,6 @@ def play_line(
         return _command_played(room_id, actor, caller, text, reply, reply.room_language or written_in)
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
         return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
-    rule = turn_rule(room_id)
     played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
     played.hook_scripts = pack_services.room_hook_scripts(room_id)
     if rule.bot:
@@ -145,7 +146,11 @@ def _command_played(
         # their dice are.
         roller = reply.roller or characters.table_name(room_id, actor.member_id, actor.name)
         chronicle.record(
-            room_id, chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden), language=written_in
+            room_id,
+            chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden),
+            # The line the events followed, as they were stored just now: the turn's last.
+            last_line_id=events[0].anchor_id,
+            language=written_in,
         )
     played.settled = reply.follow_up is None and not reply.media
     return played

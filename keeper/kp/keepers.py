@@ -57,17 +57,20 @@ def bot_on(room_id: int) -> bool:
 
 @dataclass(frozen=True)
 class TurnRule:
-    """How the room's lines of play are answered (`bot_on`, and the turn mode)."""
+    """How the room's lines of play are answered (`bot_on`, and the turn mode), and the
+    language its keepers chose (`.language`; "" when none)."""
 
     bot: bool = True
     structured: bool = False
     round_seconds: int = 60
+    language: str = ""
 
 
 def turn_rule(room_id: int) -> TurnRule:
     """The room's `TurnRule`, in one plain query (every line of play asks)."""
     meta = TableSettings._meta
-    columns = ", ".join(meta.get_field(name).column for name in ("bot", "turn_mode", "round_seconds"))
+    fields = ("bot", "turn_mode", "round_seconds", "language")
+    columns = ", ".join(meta.get_field(name).column for name in fields)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {columns} FROM {meta.db_table} WHERE {meta.get_field('room').column} = %s", [room_id]
@@ -75,7 +78,7 @@ def turn_rule(room_id: int) -> TurnRule:
         chosen = cursor.fetchone()
     if chosen is None:
         return TurnRule()
-    return TurnRule(bool(chosen[0]), chosen[1] == "structured", int(chosen[2]))
+    return TurnRule(bool(chosen[0]), chosen[1] == "structured", int(chosen[2]), chosen[3] or "")
 
 
 async def demo_offered(room_id: int) -> bool:

@@ -25,21 +25,27 @@ from rooms.models import RoomBackup
 log = logging.getLogger(__name__)
 
 
-class _Pieces:
+class BackupPieces:
     """A backup's pieces as an asynchronous iterator, each read in a worker thread.
 
     `close` may come from any thread while a piece is being read (a reader that went
     away cancels the wait, not the read): the read in flight then closes the files
-    when it ends, since a generator cannot be closed while it runs."""
+    when it ends, since a generator cannot be closed while it runs.
 
-    def __init__(self, chunks: Generator[bytes, None, None], name: str) -> None:
+    A download whose every byte was sent (`size`, when known) is whole, even when the
+    reader hung up before the server looked for a piece after the last: a client that
+    has all the bytes it was promised may close at once, and the server may hear of it
+    first."""
+
+    def __init__(self, chunks: Generator[bytes, None, None], name: str, size: int | None = None) -> None:
         self._chunks = chunks
         self._name = name
+        self._size = size
         self._lock = threading.Lock()
         self._reading = self._closed = self._whole = False
         self._sent = 0
 
-    def __aiter__(self) -> _Pieces:
+    def __aiter__(self) -> BackupPieces:
         return self
 
     async def __anext__(self) -> bytes:
@@ -76,7 +82,7 @@ class _Pieces:
             reading = self._reading
         if not reading:
             self._chunks.close()
-        if self._whole:
+        if self._whole or self._sent == self._size:
             log.info("backup %s downloaded (%d bytes)", self._name, self._sent)
         else:
             stopped = "backup %s: the download stopped after %d bytes (the reader went away)"
@@ -84,7 +90,7 @@ class _Pieces:
 
 
 class _BackupResponse(StreamingHttpResponse):
-    def __init__(self, pieces: _Pieces) -> None:
+    def __init__(self, pieces: BackupPieces) -> None:
         super().__init__(pieces, content_type="application/zip")
         self._pieces = pieces
 
@@ -96,7 +102,7 @@ class _BackupResponse(StreamingHttpResponse):
 def backup_download(backup: RoomBackup) -> StreamingHttpResponse:
     """The backup as one archive to download (`BackupError` when it cannot be read)."""
     download = backups.download(backup)
-    response = _BackupResponse(_Pieces(download.chunks, backup.path))
+    response = _BackupResponse(BackupPieces(download.chunks, backup.path, download.size))
     response["Content-Disposition"] = content_disposition_header(True, download.filename)
     if download.size is not None:
         response["Content-Length"] = str(download.size)

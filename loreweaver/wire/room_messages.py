@@ -84,7 +84,7 @@ class RoomMessages:
                 return  # the replay or a catch-up showed it already
             self._delivered.add(row)
         if seat.may_see(message):
-            metrics.FRAMES_OUT.labels(message["frame"]["type"]).inc()
+            metrics.frames_out(message["frame"]["type"]).inc()
             self._enqueue(encoded_for(message, self.locale))
 
     async def room_presence(self, seat: Seat, message: dict) -> None:

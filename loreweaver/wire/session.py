@@ -288,12 +288,12 @@ class SessionCore(RoomMessages):
 
     def send(self, frame: dict) -> None:
         """Queue one frame for this connection; a client too far behind is dropped."""
-        metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
+        metrics.frames_out(frame.get("type", "?")).inc()
         self._enqueue(encode(frame))
 
     def send_refusal(self, frame: dict, code: str) -> None:
         """Queue a frame that refuses what this member asked, with the game's reason."""
-        metrics.FRAMES_OUT.labels(frame.get("type", "?")).inc()
+        metrics.frames_out(frame.get("type", "?")).inc()
         self._enqueue(_Refusal(encode(frame), code))
 
     @property

@@ -25,7 +25,7 @@ import time
 import weakref
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import caches
 
 TURN_LEASE_TTL = 15
 # How long a drawn ticket's owner is remembered (a wait in the queue is far shorter).
@@ -124,55 +124,60 @@ class LocalStore(Store):
     """The local-memory cache, called directly: one process, no thread hop needed.
     Its clock is this process's, the only one that uses it."""
 
+    def __init__(self) -> None:
+        # The cache itself, not `django.core.cache.cache`, which looks it up in a
+        # context-local at every call: every LocMemCache of a process shares one memory.
+        self.cache = caches["default"]
+
     async def lock(self, key: str, token: str, ttl: float) -> bool:
         with _LOCAL_LOCKS:
-            return cache.add(key, token, ttl)
+            return self.cache.add(key, token, ttl)
 
     async def unlock(self, key: str, token: str) -> bool:
         with _LOCAL_LOCKS:
-            if cache.get(key) != token:
+            if self.cache.get(key) != token:
                 return False
-            cache.delete(key)
+            self.cache.delete(key)
             return True
 
     async def get(self, key: str) -> Any:
-        return cache.get(key)
+        return self.cache.get(key)
 
     async def get_many(self, keys: list[str]) -> dict[str, Any]:
-        return cache.get_many(keys)
+        return self.cache.get_many(keys)
 
     async def set(self, key: str, value: Any, ttl: int | None) -> None:
-        cache.set(key, value, ttl)
+        self.cache.set(key, value, ttl)
 
     async def add(self, key: str, value: Any, ttl: int | None) -> bool:
-        return cache.add(key, value, ttl)
+        return self.cache.add(key, value, ttl)
 
     async def delete(self, key: str) -> None:
-        cache.delete(key)
+        self.cache.delete(key)
 
     async def incr(self, key: str, ttl: int | None = None) -> int:
-        cache.add(key, 0, ttl)
-        value = cache.incr(key)
+        self.cache.add(key, 0, ttl)
+        value = self.cache.incr(key)
         if ttl is not None:
-            cache.touch(key, ttl)
+            self.cache.touch(key, ttl)
         return value
 
     # A hash is a dict under one cache key: each change below is a read and a write with
     # nothing awaited between them, so nothing else can change it meanwhile.
     async def hash_set(self, key: str, values: dict[str, Any]) -> None:
         if values:
-            cache.set(key, {**(cache.get(key) or {}), **values}, None)
+            self.cache.set(key, {**(self.cache.get(key) or {}), **values}, None)
 
     async def hash_delete(self, key: str, fields: list[str]) -> None:
         if not fields:
             return
-        entries = cache.get(key) or {}
+        entries = self.cache.get(key) or {}
         for field in fields:
             entries.pop(field, None)
-        cache.set(key, entries, None)
+        self.cache.set(key, entries, None)
 
     async def hash_all(self, key: str) -> dict[str, Any]:
-        return cache.get(key) or {}
+        return self.cache.get(key) or {}
 
 
 # Values are JSON, as `RedisStore` writes them. Times are Redis's own clock (`now()`,
