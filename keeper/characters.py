@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.utils import timezone
 
 from base.i18n import Refusal, _, say
 from keeper import character_names
@@ -18,6 +19,8 @@ from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, Sheet, catalog
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
+from rooms.models import AccessKey
+from rooms.services import KeyMember
 
 
 class SheetError(Refusal):
@@ -393,6 +396,43 @@ def table_name(room_id: int, member_id: str, name: str) -> str:
         cursor.execute(_active_sql(column), [room_id, member_id, True])
         found = cursor.fetchone()
     return found[0] if found else name
+
+
+@dataclass(frozen=True)
+class KeyAtTheTable:
+    """Who an access key speaks for now (`rooms.services.KeyMember`), and the name they
+    roll under: their active character's when they play one, else theirs."""
+
+    member: KeyMember
+    table_name: str
+
+
+@functools.cache
+def _key_at_the_table_sql() -> str:
+    keys, sheets = AccessKey._meta, Character._meta
+    key = {
+        field: keys.get_field(field).column for field in ("room", "member_id", "name", "role", "expires_at")
+    }
+    sheet = {field: sheets.get_field(field).column for field in ("room", "owner", "active", "name")}
+    return (
+        f"SELECT k.{key['room']}, k.{key['member_id']}, k.{key['name']}, k.{key['role']}, c.{sheet['name']} "
+        f"FROM {keys.db_table} k LEFT JOIN {sheets.db_table} c ON c.{sheet['room']} = k.{key['room']} "
+        f"AND c.{sheet['owner']} = k.{key['member_id']} AND c.{sheet['active']} = %s "
+        f"WHERE k.{keys.pk.column} = %s AND (k.{key['expires_at']} IS NULL OR k.{key['expires_at']} > %s)"
+    )
+
+
+def key_at_the_table(key_id: int) -> KeyAtTheTable | None:
+    """`rooms.services.key_member` and `table_name` in one query (every turn asks for
+    the first, every roll for the second); None once the key was deleted or expired."""
+    moment = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(_key_at_the_table_sql(), [True, key_id, moment])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    *member, character = found
+    return KeyAtTheTable(KeyMember(*member), character or member[2])
 
 
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:

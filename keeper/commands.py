@@ -33,6 +33,9 @@ class Caller:
     name: str
     is_keeper: bool
     locale: str
+    # The name they roll under (their active character's), when the turn read it with
+    # the key; "" to read it when a command needs it.
+    table_name: str = ""
 
     def say(self, text: str, /, **values: object) -> str:
         """`text` (marked with `_`) in the caller's language, with `values` filled in."""

@@ -33,8 +33,11 @@ def _typed_roll(arguments: str, caller: Caller, *, hidden: bool) -> CommandReply
         expression = expression[: marker.start()].strip()
         edge = "advantage" if marker.group(1).lower() in ("adv", "advantage", "优势") else "disadvantage"
     # A written expression needs only the roller's name; the default die is the sheet's.
-    named = game.Actor.named if expression else game.Actor.member
-    actor = named(caller.room_id, caller.member_id, caller.name)
+    if expression and caller.table_name:
+        actor = game.Actor(caller.room_id, caller.table_name)
+    else:
+        named = game.Actor.named if expression else game.Actor.member
+        actor = named(caller.room_id, caller.member_id, caller.name)
     try:
         rolled = game.roll(actor, expression, hidden=hidden, edge=edge)
     except (DiceError, game.GameError) as refused:

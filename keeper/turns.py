@@ -61,9 +61,10 @@ def play_line(
     moved to another room): the command answered, or the line stored, with the
     chronicle and the hooks' part decided. `locale` is the caller's language; the
     room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
-    holder = services.key_member(key_id)
-    if holder is None or holder.room_id != room_id:
+    at_the_table = characters.key_at_the_table(key_id)
+    if at_the_table is None or at_the_table.member.room_id != room_id:
         return None
+    holder = at_the_table.member
     actor = Actor(holder.member_id, holder.name, holder.role)
     if sample.is_guided_action(text) and not demo_set_up:
         return LinePlayed(actor, guided=True)
@@ -81,6 +82,7 @@ def play_line(
         name=actor.name,
         is_keeper=actor.role == "keeper",
         locale=locale,
+        table_name=at_the_table.table_name,
     )
     reply = commands.dispatch(text, caller)
     if reply is not None:

@@ -6,11 +6,12 @@ same class."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Role(models.TextChoices):
-    PLAYER = "player", "player"
-    KEEPER = "keeper", "keeper"
+    PLAYER = "player", _("player")
+    KEEPER = "keeper", _("keeper")
 
 
 class Speaker(models.TextChoices):

@@ -189,34 +189,13 @@ def key_holder(key_id: int, *, now: datetime.datetime | None = None) -> AccessKe
 
 @dataclass(frozen=True)
 class KeyMember:
-    """Who an access key speaks for now: what a turn needs to know about its key."""
+    """Who an access key speaks for now: what a turn needs to know about its key (read
+    at every turn with the name they roll under, `keeper.characters.key_at_the_table`)."""
 
     room_id: int
     member_id: str
     name: str
     role: str
-
-
-@functools.cache
-def _key_member_sql() -> str:
-    meta = AccessKey._meta
-    columns = ", ".join(meta.get_field(name).column for name in ("room", "member_id", "name", "role"))
-    expires = meta.get_field("expires_at").column
-    return (
-        f"SELECT {columns} FROM {meta.db_table} "
-        f"WHERE {meta.pk.column} = %s AND ({expires} IS NULL OR {expires} > %s)"
-    )
-
-
-def key_member(key_id: int, *, now: datetime.datetime | None = None) -> KeyMember | None:
-    """`key_holder` reduced to who the key speaks for: None once the key was deleted or
-    expired. Every turn asks, so it is one plain query: building it with the ORM cost
-    more than running it."""
-    moment = connection.ops.adapt_datetimefield_value(now or timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(_key_member_sql(), [key_id, moment])
-        found = cursor.fetchone()
-    return None if found is None else KeyMember(*found)
 
 
 def key_update(*, access_key: AccessKey, name: str | None = None, role: str | None = None) -> AccessKey:

@@ -13,6 +13,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from loreweaver.console import (
     keys_admin,  # noqa: F401 (registers the keys' pages)
@@ -38,21 +40,27 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+# Each reset: its scope, the verb the pages use ("Are you sure you want to …?", "Yes,
+# …"), the button (and the log's words), and what it removes; in English, translated
+# where they are shown.
 RESETS = {
     "reset_story": (
         "story",
-        "reset the story",
-        "The story and its progress go; characters, module, keys stay.",
+        gettext_noop("reset the story"),
+        gettext_noop("Reset the story"),
+        gettext_noop("The story and its progress go; characters, module, keys stay."),
     ),
     "reset_chars": (
         "chars",
-        "reset story and characters",
-        "The story and the characters go; the module stays.",
+        gettext_noop("reset story and characters"),
+        gettext_noop("Reset story and characters"),
+        gettext_noop("The story and the characters go; the module stays."),
     ),
     "reset_all": (
         "all",
-        "reset everything",
-        "Story, characters, module and NPCs go; keys and settings stay.",
+        gettext_noop("reset everything"),
+        gettext_noop("Reset everything"),
+        gettext_noop("Story, characters, module and NPCs go; keys and settings stay."),
     ),
 }
 
@@ -76,13 +84,15 @@ def _confirm(
         "admin/rooms/room/confirm_action.html",
         {
             **admin.site.each_context(request),
-            "title": f"Are you sure you want to {verb}?",
-            "question": f"This will {verb} in:",
+            "title": gettext("Are you sure you want to {verb}?").format(verb=verb),
+            "question": gettext("This will {verb} in:").format(verb=verb),
             "consequence": consequence,
             "rooms": [
                 {
                     "room": room,
-                    "online": ", ".join(f"{m.name} ({m.role})" for m in online[room.pk]),
+                    "online": ", ".join(
+                        f"{member.name} ({room_page.role_label(member.role)})" for member in online[room.pk]
+                    ),
                     "backup": console.backup_target(room, backup_label or room.name),
                 }
                 for room in rooms
@@ -93,30 +103,43 @@ def _confirm(
     )
 
 
+def _backup_failed(room: Room, error: Exception) -> str:
+    return gettext("{room}: the backup failed ({error}); nothing was deleted.").format(
+        room=room.name, error=error
+    )
+
+
 def _reset_action(action: str) -> Callable[..., TemplateResponse | None]:
-    scope, verb, consequence = RESETS[action]
+    scope, verb_words, button, consequence = RESETS[action]
 
     def run(
         modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Room]
     ) -> TemplateResponse | None:
+        verb = gettext(verb_words)
         if request.POST.get("post") != "yes":
-            return _confirm(request, queryset, action, verb, consequence, "before-reset")
+            return _confirm(request, queryset, action, verb, gettext(consequence), "before-reset")
         for room in queryset:
             try:
                 safety, counts = console.reset(room, scope)
             except OSError as exc:
-                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was reset.")
+                messages.error(
+                    request,
+                    gettext("{room}: the backup failed ({error}); nothing was reset.").format(
+                        room=room.name, error=exc
+                    ),
+                )
                 continue
-            modeladmin.log_change(request, room, f"{verb.capitalize()} (after the backup {safety.name}).")
+            modeladmin.log_change(request, room, f"{button} (after the backup {safety.name}).")
             messages.success(
                 request,
-                f"{room.name}: backed up to {safety.name}, then {verb} done "
-                f"({counts.store_rows} rows removed).",
+                gettext("{room}: backed up to {backup}, then {verb} done ({rows} rows removed).").format(
+                    room=room.name, backup=safety.name, verb=verb, rows=counts.store_rows
+                ),
             )
         return None
 
     run.__name__ = action
-    run.short_description = verb.capitalize()  # type: ignore[attr-defined]
+    run.short_description = gettext_lazy(button)  # type: ignore[attr-defined]
     return run
 
 
@@ -149,17 +172,19 @@ class RoomAdmin(ReadOnlyAdmin):
         "close_to_keys_only",
     ]
 
-    @admin.action(description="Open to any name (SideQuest clients join without a key, as players)")
+    @admin.action(
+        description=gettext_lazy("Open to any name (SideQuest clients join without a key, as players)")
+    )
     def open_to_any_name(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
         opened = queryset.update(open_to_all=True)
-        messages.success(request, f"{opened} room(s) open to any name.")
+        messages.success(request, gettext("{count} room(s) open to any name.").format(count=opened))
 
-    @admin.action(description="Close to keys only")
+    @admin.action(description=gettext_lazy("Close to keys only"))
     def close_to_keys_only(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
         closed = queryset.update(open_to_all=False)
-        messages.success(request, f"{closed} room(s) admit keys only.")
+        messages.success(request, gettext("{count} room(s) admit keys only.").format(count=closed))
 
-    @admin.action(description="Export a backup")
+    @admin.action(description=gettext_lazy("Export a backup"))
     def export_backup(self, request: HttpRequest, queryset: QuerySet[Room]) -> HttpResponse | None:
         written = []
         for room in queryset:
@@ -173,11 +198,13 @@ class RoomAdmin(ReadOnlyAdmin):
         for room, path, counts in written:
             messages.success(
                 request,
-                f"{room.name}: backup {path.name} written ({counts.keys} keys, {counts.store_rows} rows).",
+                gettext("{room}: backup {backup} written ({keys} keys, {rows} rows).").format(
+                    room=room.name, backup=path.name, keys=counts.keys, rows=counts.store_rows
+                ),
             )
         return None
 
-    @admin.action(description="Delete data (after a backup)")
+    @admin.action(description=gettext_lazy("Delete data (after a backup)"))
     def delete_data_with_backup(
         self, request: HttpRequest, queryset: QuerySet[Room]
     ) -> TemplateResponse | None:
@@ -186,26 +213,29 @@ class RoomAdmin(ReadOnlyAdmin):
                 request,
                 queryset,
                 "delete_data_with_backup",
-                "delete the keys and story",
-                "A backup of each room is written first; nothing is deleted if it cannot be. "
-                "Members online are disconnected (their keys are gone).",
+                gettext("delete the keys and story"),
+                gettext(
+                    "A backup of each room is written first; nothing is deleted if it cannot be. "
+                    "Members online are disconnected (their keys are gone)."
+                ),
                 "",
             )
         for room in queryset:
             try:
                 written, counts = console.delete_data(room)
             except OSError as exc:
-                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
+                messages.error(request, _backup_failed(room, exc))
                 continue
             self.log_change(request, room, f"Deleted the keys and story (after the backup {written.name}).")
             messages.success(
                 request,
-                f"{room.name}: backed up to {written.name}, then {counts.keys} keys and "
-                f"{counts.store_rows} rows deleted.",
+                gettext("{room}: backed up to {backup}, then {keys} keys and {rows} rows deleted.").format(
+                    room=room.name, backup=written.name, keys=counts.keys, rows=counts.store_rows
+                ),
             )
         return None
 
-    @admin.action(description="Delete rooms (after a backup)")
+    @admin.action(description=gettext_lazy("Delete rooms (after a backup)"))
     def delete_room_with_backup(
         self, request: HttpRequest, queryset: QuerySet[Room]
     ) -> TemplateResponse | None:
@@ -214,20 +244,27 @@ class RoomAdmin(ReadOnlyAdmin):
                 request,
                 queryset,
                 "delete_room_with_backup",
-                "delete the rooms",
-                "A backup of each room is written first (it stays on the Backups page, to "
-                "restore); nothing is deleted if it cannot be. Members online are disconnected.",
+                gettext("delete the rooms"),
+                gettext(
+                    "A backup of each room is written first (it stays on the Backups page, to "
+                    "restore); nothing is deleted if it cannot be. Members online are disconnected."
+                ),
                 "",
             )
         for room in list(queryset):
             try:
                 written, _counts = console.export(room)
             except OSError as exc:
-                messages.error(request, f"{room.name}: the backup failed ({exc}); nothing was deleted.")
+                messages.error(request, _backup_failed(room, exc))
                 continue
             self.log_deletions(request, [room])  # Django's order: logged while the row exists
             console.delete_room(room, written)
-            messages.success(request, f"{room.name}: backed up to {written.name}, then deleted.")
+            messages.success(
+                request,
+                gettext("{room}: backed up to {backup}, then deleted.").format(
+                    room=room.name, backup=written.name
+                ),
+            )
         return None
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
@@ -288,14 +325,15 @@ class RoomAdmin(ReadOnlyAdmin):
         member = next((m for m in console.online_members(room) if m.member_id == member_id), None)
         back = reverse("admin:rooms_room_change", args=[room.pk])
         if member is None:
-            messages.warning(request, "That member is no longer online.")
+            messages.warning(request, gettext("That member is no longer online."))
             return HttpResponseRedirect(back)
         if request.method != "POST" or request.POST.get("post") != "yes":
             return self._page(
                 request,
                 "disconnect_confirm.html",
-                f"Disconnect {member.name}?",
+                gettext("Disconnect {name}?").format(name=member.name),
                 member=member,
+                role=room_page.role_label(member.role),
                 room=room,
                 back=back,
                 keep_out_choices=console.KEEP_OUT_CHOICES,
@@ -304,16 +342,17 @@ class RoomAdmin(ReadOnlyAdmin):
         console.disconnect(room, member_id, keep_out_minutes=minutes)
         kept = f", kept out for {minutes} minutes" if minutes else ""
         self.log_change(request, room, f"Disconnected {member.name} ({member.role}, {member_id}){kept}.")
-        messages.success(
-            request,
-            f"{member.name} was disconnected from {room.name}"
-            + (
-                f" and cannot join again for {minutes} minutes. "
-                if minutes
-                else ". Their client may rejoin at once. "
+        if minutes:
+            told = gettext(
+                "{name} was disconnected from {room} and cannot join again for {minutes} minutes. "
+                "To keep them out for good, revoke their key."
             )
-            + "To keep them out for good, revoke their key.",
-        )
+        else:
+            told = gettext(
+                "{name} was disconnected from {room}. Their client may rejoin at once. "
+                "To keep them out for good, revoke their key."
+            )
+        messages.success(request, told.format(name=member.name, room=room.name, minutes=minutes))
         return HttpResponseRedirect(back)
 
     def genre_view(self, request: HttpRequest, room_id: int) -> HttpResponse:
@@ -332,35 +371,43 @@ class RoomAdmin(ReadOnlyAdmin):
         holder = AccessKey.objects.filter(room=room, member_id=member_id).first()
         back = reverse("admin:rooms_room_change", args=[room.pk])
         if holder is None:
-            messages.warning(request, "That key is already gone.")
+            messages.warning(request, gettext("That key is already gone."))
             return HttpResponseRedirect(back)
         if services.keys_delete_refusal(keys=AccessKey.objects.filter(room=room, member_id=member_id)):
             # Refused before the confirmation, not after it.
-            messages.error(request, room_page.LAST_KEEPER.format(name=holder.name, room=room.name))
+            messages.error(request, gettext(room_page.LAST_KEEPER).format(name=holder.name, room=room.name))
             return HttpResponseRedirect(back)
         if request.method != "POST" or request.POST.get("post") != "yes":
             return self._page(
                 request,
                 "revoke_confirm.html",
-                f"Revoke {holder.name}'s key?",
+                gettext("Revoke {name}'s key?").format(name=holder.name),
                 holder=holder,
+                role=room_page.role_label(holder.role),
                 room=room,
                 back=back,
             )
         try:
             console.revoke(room, member_id)
         except services.LastKeeperError:
-            messages.error(request, room_page.LAST_KEEPER.format(name=holder.name, room=room.name))
+            messages.error(request, gettext(room_page.LAST_KEEPER).format(name=holder.name, room=room.name))
             return HttpResponseRedirect(back)
         self.log_change(request, room, f"Revoked the key of {holder.name} ({holder.role}, {member_id}).")
         messages.success(
-            request, f"{holder.name}'s key to {room.name} is revoked: they are closed and kept out."
+            request,
+            gettext("{name}'s key to {room} is revoked: they are closed and kept out.").format(
+                name=holder.name, room=room.name
+            ),
         )
         return HttpResponseRedirect(back)
 
     def backups_view(self, request: HttpRequest) -> TemplateResponse:
         return self._page(
-            request, "backups.html", "Backups", backups=console.backup_listing(), folder=backups.backup_dir()
+            request,
+            "backups.html",
+            gettext("Backups"),
+            backups=console.backup_listing(),
+            folder=backups.backup_dir(),
         )
 
     @staticmethod
@@ -375,7 +422,10 @@ class RoomAdmin(ReadOnlyAdmin):
         try:
             return backup_download(backup)
         except backups.BackupError as exc:
-            messages.error(request, f"{backup.name} cannot be downloaded: {exc}")
+            messages.error(
+                request,
+                gettext("{backup} cannot be downloaded: {error}").format(backup=backup.name, error=exc),
+            )
             return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
     def backup_restore_view(self, request: HttpRequest, backup_id: int) -> HttpResponse:
@@ -385,9 +435,11 @@ class RoomAdmin(ReadOnlyAdmin):
             return self._page(
                 request,
                 "backup_confirm.html",
-                f"Restore {backup.name}?",
-                question=f"Restore {backup.name}? The story of the room it goes into is replaced.",
-                verb="restore",
+                gettext("Restore {backup}?").format(backup=backup.name),
+                question=gettext("Restore {backup}? The story of the room it goes into is replaced.").format(
+                    backup=backup.name
+                ),
+                verb=gettext("restore"),
                 restoring=True,
                 original_room=original,
                 safety_target=console.restore_safety_target(original),
@@ -396,21 +448,34 @@ class RoomAdmin(ReadOnlyAdmin):
             typed = request.POST.get("room", "").strip()
             room, counts, safety = console.restore(backup, services.room_name_to_use(typed) if typed else "")
         except (OSError, backups.BackupError, services.KeyAdminError) as exc:
-            messages.error(request, f"{backup.name} was not restored: {exc}")
+            messages.error(
+                request, gettext("{backup} was not restored: {error}").format(backup=backup.name, error=exc)
+            )
             return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
         before = f" (the room as it was is saved as {safety.name}: restore it to undo this)" if safety else ""
         self.log_change(request, room, f"Restored the backup {backup.name}{before}.")
         # The file's name leads with a word: the admin capitalises a message's first letter.
+        restored = gettext("Restored {backup} into room {room} ({keys} keys, {rows} rows).")
+        if safety:
+            restored = gettext(
+                "Restored {backup} into room {room} ({keys} keys, {rows} rows) "
+                "(the room as it was is saved as {safety}: restore it to undo this)."
+            )
         messages.success(
             request,
-            f"Restored {backup.name} into room {room.name} "
-            f"({counts.keys} keys, {counts.store_rows} rows){before}.",
+            restored.format(
+                backup=backup.name,
+                room=room.name,
+                keys=counts.keys,
+                rows=counts.store_rows,
+                safety=safety.name if safety else "",
+            ),
         )
         if not room.keys.filter(role=Role.KEEPER).exists():
             messages.warning(
                 request,
                 format_html(
-                    'Room {} has no keeper key: <a href="{}?room={}">mint one</a> to run it.',
+                    gettext('Room {} has no keeper key: <a href="{}?room={}">mint one</a> to run it.'),
                     room.name,
                     reverse("admin:rooms_accesskey_add"),
                     room.pk,
@@ -424,13 +489,15 @@ class RoomAdmin(ReadOnlyAdmin):
             return self._page(
                 request,
                 "backup_confirm.html",
-                f"Delete {backup.name}?",
-                question=f"Delete the backup file {backup.name}? This cannot be undone.",
-                verb="delete it",
+                gettext("Delete {backup}?").format(backup=backup.name),
+                question=gettext("Delete the backup file {backup}? This cannot be undone.").format(
+                    backup=backup.name
+                ),
+                verb=gettext("delete it"),
             )
         self.log_deletions(request, RoomBackup.objects.filter(pk=backup.pk))
         backups.backup_delete(backup)
-        messages.success(request, f"{backup.name} deleted.")
+        messages.success(request, gettext("{backup} deleted.").format(backup=backup.name))
         return HttpResponseRedirect(reverse("admin:rooms_room_backups"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
@@ -448,50 +515,54 @@ class RoomAdmin(ReadOnlyAdmin):
             self._online = coordination.online_counts([room.pk for room in rows.result_list])
         return response
 
-    @admin.display(description="online")
+    @admin.display(description=gettext_lazy("online"))
     def members_online(self, room: Room) -> int:
         online = getattr(self, "_online", None)
         if online is not None and room.pk in online:
             return online[room.pk]
         return coordination.online_counts([room.pk])[room.pk]
 
-    @admin.display(description="online now")
+    @admin.display(description=gettext_lazy("online now"))
     def online_now(self, room: Room) -> str:
         return room_page.online_html(room)
 
-    @admin.display(description="actions")
+    @admin.display(description=gettext_lazy("actions"))
     def room_actions(self, room: Room) -> str:
         return room_page.actions_html(room)
 
-    @admin.display(description="started from the SideQuest lobby")
+    @admin.display(description=gettext_lazy("started from the SideQuest lobby"))
     def started_from_the_lobby(self, room: Room) -> str:
         # Words, not Django's bare ✗ beside the field's help text (which read as a statement).
-        return "yes: a player made it from the lobby" if room.started_by_player else "no"
+        return gettext("yes: a player made it from the lobby") if room.started_by_player else gettext("no")
 
-    @admin.display(description="SideQuest genre")
+    @admin.display(description=gettext_lazy("SideQuest genre"))
     def sidequest_genre_control(self, room: Room) -> str:
         return room_page.genre_html(room)
 
-    @admin.display(description="keys")
+    @admin.display(description=gettext_lazy("keys"))
     def room_keys(self, room: Room) -> str:
         return room_page.keys_html(room)
 
-    @admin.display(description="backups")
+    @admin.display(description=gettext_lazy("backups"))
     def room_backups(self, room: Room) -> str:
         return room_page.backups_html(room)
 
-    @admin.display(description="keys", ordering="key_count")
+    @admin.display(description=gettext_lazy("keys"), ordering="key_count")
     def key_count(self, room: Room) -> int:
         return room.key_count
 
-    @admin.display(description="story lines", ordering="line_count")
+    @admin.display(description=gettext_lazy("story lines"), ordering="line_count")
     def line_count(self, room: Room) -> int:
         return room.line_count
 
-    @admin.display(description=f"last {RECENT_LINES} story lines, as players saw them")
+    @admin.display(
+        description=format_lazy(
+            gettext_lazy("last {count} story lines, as players saw them"), count=RECENT_LINES
+        )
+    )
     def recent_transcript(self, room: Room) -> str:
         lines = story_as_seen(room, RECENT_LINES)
-        return story_html(lines) if lines else "No story yet."
+        return story_html(lines) if lines else gettext("No story yet.")
 
 
 @admin.register(TranscriptEntry)
@@ -501,6 +572,6 @@ class TranscriptEntryAdmin(ReadOnlyAdmin):
     list_select_related = ["room"]
     search_fields = ["text", "name"]
 
-    @admin.display(description="text")
+    @admin.display(description=gettext_lazy("text"))
     def short_text(self, entry: TranscriptEntry) -> str:
         return entry.text[:120]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import forms
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext, gettext_lazy
 
 from rooms.models import AccessKey, Role
 from rooms.services import KeyAdminError, room_name_to_use
@@ -13,7 +13,10 @@ class KeyMintForm(forms.ModelForm):
     """Mint a key: pick a room or name a new one."""
 
     new_room = forms.CharField(
-        required=False, max_length=64, help_text="Or type a new room name (created on save)."
+        required=False,
+        max_length=64,
+        label=gettext_lazy("New room"),
+        help_text=gettext_lazy("Or type a new room name (created on save)."),
     )
 
     class Meta:
@@ -37,7 +40,7 @@ class KeyMintForm(forms.ModelForm):
     def clean(self) -> dict:
         data = super().clean()
         if not data.get("room") and not (data.get("new_room") or "").strip():
-            raise forms.ValidationError("Choose a room or type the name of a new one.")
+            raise forms.ValidationError(gettext("Choose a room or type the name of a new one."))
         return data
 
     def room_name(self) -> str:
@@ -57,6 +60,8 @@ class KeyChangeForm(forms.ModelForm):
         key = self.instance
         if role != Role.KEEPER and key.pk and key.is_last_keeper():
             raise forms.ValidationError(
-                "This is the last keeper key of the room; mint another keeper key before demoting it."
+                gettext(
+                    "This is the last keeper key of the room; mint another keeper key before demoting it."
+                )
             )
         return role

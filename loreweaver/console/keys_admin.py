@@ -12,7 +12,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 
+from loreweaver.console import room_page
 from loreweaver.console import services as console
 from loreweaver.console.forms import KeyChangeForm, KeyMintForm
 from rooms import guests, services
@@ -47,10 +49,11 @@ class AccessKeyAdmin(admin.ModelAdmin):
     ]
     actions = ["delete_selected", "prune_expired_guests"]
 
-    @admin.action(description="Prune guest seats that expired unused (all rooms)")
+    @admin.action(description=gettext_lazy("Prune guest seats that expired unused (all rooms)"))
     def prune_expired_guests(self, request: HttpRequest, queryset: QuerySet[AccessKey]) -> None:
         pruned = guests.guests_prune()
-        self.message_user(request, f"Pruned {pruned} guest seat(s) that expired unused.", messages.SUCCESS)
+        told = gettext("Pruned {count} guest seat(s) that expired unused.").format(count=pruned)
+        self.message_user(request, told, messages.SUCCESS)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
         # The prune action needs no selection: it acts on every expired guest seat.
@@ -98,10 +101,10 @@ class AccessKeyAdmin(admin.ModelAdmin):
             "admin/rooms/accesskey/minted.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"Key for {key.name}",
+                "title": gettext("Key for {name}").format(name=key.name),
                 "key": minted.key,
                 "name": key.name,
-                "role": key.role,
+                "role": room_page.role_label(key.role),
                 "room": key.room.name,
                 **console.invitation_context(request, key.room.name, key.name, key.role, minted.key),
                 "done_url": reverse("admin:rooms_room_change", args=[key.room_id]),
@@ -115,8 +118,10 @@ class AccessKeyAdmin(admin.ModelAdmin):
         if (room := services.keys_delete_refusal(keys=queryset)) is not None:
             messages.error(
                 request,
-                f"Nothing was deleted: room {room} would lose its last keeper key. "
-                "Mint another keeper key for it first.",
+                gettext(
+                    "Nothing was deleted: room {room} would lose its last keeper key. "
+                    "Mint another keeper key for it first."
+                ).format(room=room),
             )
             return None
         return django_delete_selected(self, request, queryset)
@@ -156,7 +161,8 @@ class AccessKeyAdmin(admin.ModelAdmin):
         try:
             services.keys_delete(keys=doomed)
         except services.LastKeeperError as exc:
-            messages.error(request, f"Nothing was deleted: room {exc.room} would lose its last keeper key.")
+            refused = gettext("Nothing was deleted: room {room} would lose its last keeper key.")
+            messages.error(request, refused.format(room=exc.room))
             request.deletion_refused = True
             return
         super().log_deletions(request, doomed)
@@ -171,10 +177,10 @@ class AccessKeyAdmin(admin.ModelAdmin):
 
 
 def _last_keeper_message(key: AccessKey) -> str:
-    return (
-        f"{key.name} holds the last keeper key of room {key.room.name}: mint another keeper key "
-        "before deleting or demoting it."
-    )
+    return gettext(
+        "{name} holds the last keeper key of room {room}: "
+        "mint another keeper key before deleting or demoting it."
+    ).format(name=key.name, room=key.room.name)
 
 
 @admin.register(GuestRevocation)

@@ -101,7 +101,7 @@ def test_every_console_page_fits_a_phones_width(browser, server, furnished, loca
             visit(hrefs.first.get_attribute("href"))
             page.goto(f"{base}/admin/rooms/room/{room_id}/change/")
     page.click("button[value=reset_all]")
-    page.locator("input[value^='Yes']").wait_for()
+    page.locator("input[type=submit].danger").wait_for()  # "Yes, …" in the page's language
     if overflow := horizontal_overflow(page):
         too_wide["reset confirmation"] = overflow
     snap(page, SCREENS / f"console-fit-reset-confirm-{lang}-390.png", full_page=True)
