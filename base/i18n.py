@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-__all__ = ["LANGUAGES", "Refusal", "_", "say"]
+__all__ = ["LANGUAGES", "Refusal", "_", "active_locale", "say"]
 
 # The protocol's locales and Django's names for them.
 LANGUAGES = {"en": "en", "zh": "zh-hans"}
@@ -32,6 +32,12 @@ def say(locale: str | None, text: str, **values: object) -> str:
     with translation.override(LANGUAGES.get(locale or settings.TRPG_LOCALE, "en")):
         said = gettext(text)
     return said.format(**values) if values else said
+
+
+def active_locale() -> str:
+    """The protocol's name ("en", "zh") for the language Django speaks now (a console
+    page's, from the operator's browser)."""
+    return "zh" if (translation.get_language() or "").startswith("zh") else "en"
 
 
 class Refusal(Exception):

@@ -21,14 +21,16 @@ from django.core.validators import URLValidator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
+from base.i18n import active_locale
 from keeper.llm import config, endpoints
 from keeper.llm.providers import CATALOG
 from keeper.models import ModelSetting
 
 
 def _providers(environment: str, without: str) -> list[tuple[str, str]]:
-    return [("", f"(the environment's: {environment or without})")] + [
+    return [("", gettext("(the environment's: {value})").format(value=environment or without))] + [
         (provider, provider) for provider in CATALOG
     ]
 
@@ -38,8 +40,12 @@ def _endpoint(label: str) -> forms.CharField:
         label=label,
         required=False,
         max_length=500,
-        validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// address.")],
-        help_text="Empty: the provider's own endpoint.",
+        validators=[
+            URLValidator(
+                schemes=["http", "https"], message=gettext_lazy("Enter an http:// or https:// address.")
+            )
+        ],
+        help_text=gettext_lazy("Empty: the provider's own endpoint."),
     )
 
 
@@ -50,7 +56,7 @@ def _reachable(value: str) -> str:
         try:
             endpoints.vet(value, operator=True)
         except endpoints.EndpointRefused as refused:
-            raise forms.ValidationError(refused.message("en")) from None
+            raise forms.ValidationError(refused.message(active_locale())) from None
     return value
 
 
@@ -58,15 +64,17 @@ class ModelInForceForm(forms.ModelForm):
     """The chat model and the image endpoint; keys are typed, never shown back."""
 
     api_key = forms.CharField(
-        label="API key",
+        label=gettext_lazy("API key"),
         required=False,
         max_length=500,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
-        help_text="Leave empty to keep the key saved for this provider and endpoint "
-        "(a key is only sent to the endpoint it was saved for).",
+        help_text=gettext_lazy(
+            "Leave empty to keep the key saved for this provider and endpoint "
+            "(a key is only sent to the endpoint it was saved for)."
+        ),
     )
-    base_url = _endpoint("Endpoint (base URL)")
-    imagegen_base_url = _endpoint("Image endpoint (base URL)")
+    base_url = _endpoint(gettext_lazy("Endpoint (base URL)"))
+    imagegen_base_url = _endpoint(gettext_lazy("Image endpoint (base URL)"))
 
     class Meta:
         model = ModelSetting
@@ -83,27 +91,34 @@ class ModelInForceForm(forms.ModelForm):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["provider"] = forms.ChoiceField(
-            choices=_providers(settings.TRPG_LLM_PROVIDER, "none, the offline Keeper"),
+            choices=_providers(settings.TRPG_LLM_PROVIDER, gettext("none, the offline Keeper")),
             required=False,
-            label="Provider",
+            label=gettext("Provider"),
         )
         self.fields["subscriptions"] = forms.NullBooleanField(
             required=False,
-            label="Rooms may use their keepers' own subscriptions",
+            label=gettext("Rooms may use their keepers' own subscriptions"),
             widget=forms.Select(
                 choices=[
-                    ("unknown", f"(the environment's: {'yes' if settings.TRPG_LLM_SUBSCRIPTIONS else 'no'})"),
-                    ("true", "yes"),
-                    ("false", "no"),
+                    (
+                        "unknown",
+                        gettext("(the environment's: {value})").format(
+                            value=gettext("yes") if settings.TRPG_LLM_SUBSCRIPTIONS else gettext("no")
+                        ),
+                    ),
+                    ("true", gettext("yes")),
+                    ("false", gettext("no")),
                 ]
             ),
-            help_text="ChatGPT and SuperGrok signed in by a room's keeper with .model login "
-            "(TRPG_LLM__SUBSCRIPTIONS). The sign-in is the room's; its tokens are never shown.",
+            help_text=gettext(
+                "ChatGPT and SuperGrok signed in by a room's keeper with .model login "
+                "(TRPG_LLM__SUBSCRIPTIONS). The sign-in is the room's; its tokens are never shown."
+            ),
         )
         self.fields["imagegen_provider"] = forms.ChoiceField(
-            choices=_providers(settings.TRPG_IMAGEGEN_PROVIDER, "none, no pictures"),
+            choices=_providers(settings.TRPG_IMAGEGEN_PROVIDER, gettext("none, no pictures")),
             required=False,
-            label="Image provider",
+            label=gettext("Image provider"),
         )
 
     def clean_base_url(self) -> str:
@@ -118,13 +133,18 @@ class ModelSettingAdmin(admin.ModelAdmin):
     form = ModelInForceForm
     readonly_fields = ["in_force", "rooms_with_their_own"]
     fieldsets = [
-        ("In force now", {"fields": ["in_force", "rooms_with_their_own"]}),
+        (gettext_lazy("In force now"), {"fields": ["in_force", "rooms_with_their_own"]}),
         (
-            "The Keeper's model (server-wide: every room's Keeper uses it, unless the room chose its own)",
+            gettext_lazy(
+                "The Keeper's model (server-wide: every room's Keeper uses it, unless the room chose its own)"
+            ),
             {"fields": ["provider", "chat_model", "base_url", "api_key"]},
         ),
-        ("Pictures (server-wide)", {"fields": ["imagegen_provider", "imagegen_model", "imagegen_base_url"]}),
-        ("Subscriptions", {"fields": ["subscriptions"]}),
+        (
+            gettext_lazy("Pictures (server-wide)"),
+            {"fields": ["imagegen_provider", "imagegen_model", "imagegen_base_url"]},
+        ),
+        (gettext_lazy("Subscriptions"), {"fields": ["subscriptions"]}),
     ]
 
     def get_queryset(self, request: HttpRequest) -> object:
@@ -166,35 +186,40 @@ class ModelSettingAdmin(admin.ModelAdmin):
         ModelSetting.objects.filter(pk=obj.pk).update(subscriptions=data.get("subscriptions"))
         obj.refresh_from_db()
 
-    @admin.display(description="in force")
+    @admin.display(description=gettext_lazy("in force"))
     def in_force(self, setting: ModelSetting) -> str:
         current = config.resolve(None)
         if not current.usable:
-            source = "nothing usable is configured: the offline sample Keeper plays"
+            source = gettext("nothing usable is configured: the offline sample Keeper plays")
         elif config.override_active(None):
-            source = "chosen here, over the environment"
+            source = gettext("chosen here, over the environment")
         else:
-            source = "the environment (TRPG_LLM__*)"
+            source = gettext("the environment (TRPG_LLM__*)")
         pictures = config.imagegen(None)
+        at = gettext("{provider} {model} at {endpoint}")
         return format_html(
-            "<p><b>{}</b> · model <b>{}</b> · endpoint <code>{}</code> · key {}</p><p>From: {}. "
-            "Scope: server-wide, every room's Keeper but the rooms listed below.</p><p>Pictures: {}</p>"
-            "<p><button type='submit' class='button' formaction='{}'>Test the connection</button></p>",
-            current.provider or "no provider",
+            gettext(
+                "<p><b>{}</b> · model <b>{}</b> · endpoint <code>{}</code> · key {}</p><p>From: {}. "
+                "Scope: server-wide, every room's Keeper but the rooms listed below.</p><p>Pictures: {}</p>"
+                "<p><button type='submit' class='button' formaction='{}'>Test the connection</button></p>"
+            ),
+            current.provider or gettext("no provider"),
             current.chat_model or "-",
             current.base_url or "-",
-            current.key_masked or "none",
+            current.key_masked or gettext("none"),
             source,
-            f"{pictures.provider} {pictures.model} at {pictures.base_url}" if pictures.configured else "off",
+            at.format(provider=pictures.provider, model=pictures.model, endpoint=pictures.base_url)
+            if pictures.configured
+            else gettext("off"),
             reverse("admin:keeper_modelsetting_test"),
         )
 
-    @admin.display(description="rooms with their own model")
+    @admin.display(description=gettext_lazy("rooms with their own model"))
     def rooms_with_their_own(self, setting: ModelSetting) -> str:
         """The rooms whose keeper chose another model (or image endpoint) for their room."""
         chosen = config.room_overrides()
         if not chosen:
-            return format_html("<p>{}</p>", "None: every room uses the server-wide model.")
+            return format_html("<p>{}</p>", gettext("None: every room uses the server-wide model."))
         rows = format_html_join(
             "",
             "<li><b>{}</b>: {}</li>",
@@ -204,10 +229,14 @@ class ModelSettingAdmin(admin.ModelAdmin):
                     " · ".join(
                         part
                         for part in (
-                            f"{room.provider} / {room.chat_model} at {room.base_url}"
+                            gettext("{provider} / {model} at {endpoint}").format(
+                                provider=room.provider, model=room.chat_model, endpoint=room.base_url
+                            )
                             if room.provider
                             else "",
-                            f"pictures: {room.imagegen}" if room.imagegen else "",
+                            gettext("pictures: {pictures}").format(pictures=room.imagegen)
+                            if room.imagegen
+                            else "",
                         )
                         if part
                     ),
@@ -224,23 +253,27 @@ class ModelSettingAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(back)
         current = config.resolve(None)
         if not current.usable:
-            messages.warning(request, "No model is configured: the offline sample Keeper plays.")
+            messages.warning(request, gettext("No model is configured: the offline sample Keeper plays."))
             return HttpResponseRedirect(back)
         try:
             models = config.fetch_models(current.provider, current.base_url, current.api_key, operator=True)
         except endpoints.EndpointRefused as refused:
-            messages.error(request, refused.message("en"))
+            messages.error(request, refused.message(active_locale()))
             return HttpResponseRedirect(back)
         if models:
             shown = ", ".join(models[:5]) + (" …" if len(models) > 5 else "")
-            in_list = "" if current.chat_model in models else f" ({current.chat_model} is not among them)"
-            counted = "1 model" if len(models) == 1 else f"{len(models)} models"
+            missing = gettext(" ({model} is not among them)").format(model=current.chat_model)
+            in_list = "" if current.chat_model in models else missing
+            answered = ngettext(
+                "The endpoint {endpoint} answered with {count} model: {shown}{missing}.",
+                "The endpoint {endpoint} answered with {count} models: {shown}{missing}.",
+                len(models),
+            )
             messages.success(
-                request, f"The endpoint {current.base_url} answered with {counted}: {shown}{in_list}."
+                request,
+                answered.format(endpoint=current.base_url, count=len(models), shown=shown, missing=in_list),
             )
         else:
-            messages.error(
-                request,
-                f"The endpoint {current.base_url} did not answer with its models: check it and the key.",
-            )
+            told = gettext("The endpoint {endpoint} did not answer with its models: check it and the key.")
+            messages.error(request, told.format(endpoint=current.base_url))
         return HttpResponseRedirect(back)

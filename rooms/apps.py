@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class RoomsConfig(AppConfig):
@@ -7,6 +8,7 @@ class RoomsConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"
+    verbose_name = _("Rooms")
 
     def ready(self) -> None:
         # Imported here, not at the top: these modules use the models, which exist only

@@ -34,10 +34,12 @@ SIDEQUEST_GENRE_FALLBACK = "low_fantasy"
 class Room(models.Model):
     """A table. Players join it with an access key bound to its name."""
 
-    name = models.CharField(max_length=64, unique=True)
+    name = models.CharField(_("name"), max_length=64, unique=True)
     # Open to any name: a SideQuest client may join it without a key, as a player.
     open_to_all = models.BooleanField(
-        default=False, help_text="SideQuest clients may join without a key, as players, under any name"
+        _("open to all"),
+        default=False,
+        help_text=_("SideQuest clients may join without a key, as players, under any name"),
     )
     # The SideQuest genre the room is listed under; empty: from the rule system.
     sidequest_genre = models.CharField(
@@ -45,14 +47,14 @@ class Room(models.Model):
         blank=True,
         default="",
         choices=[(slug, slug) for slug in SIDEQUEST_GENRES],
-        help_text="the SideQuest web client's genre for this room; empty: from its rule system",
+        help_text=_("the SideQuest web client's genre for this room; empty: from its rule system"),
     )
     # A game a player started from the SideQuest lobby (not the operator): these count
     # against TRPG_SIDEQUEST__PLAYER_GAMES, and one nobody ever played in is given up.
     started_by_player = models.BooleanField(
-        default=False, help_text="started by a player from the SideQuest lobby", editable=False
+        default=False, help_text=_("started by a player from the SideQuest lobby"), editable=False
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("room")
@@ -64,8 +66,8 @@ class Room(models.Model):
 
 
 class Purpose(models.TextChoices):
-    JOIN = "join", "join a table"
-    CHAT_BIND = "chat_bind", "bind a chat account"
+    JOIN = "join", _("join a table")
+    CHAT_BIND = "chat_bind", _("bind a chat account")
 
 
 class AccessKey(models.Model):
@@ -76,24 +78,24 @@ class AccessKey(models.Model):
     expire; a `chat_bind` key is a token for binding a chat account, never a way in.
     """
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="keys")
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="keys", verbose_name=_("room"))
     digest = models.CharField(max_length=64, unique=True, editable=False)
-    member_id = models.CharField(max_length=16, editable=False)
-    key_masked = models.CharField(max_length=16, editable=False)
-    name = models.CharField(max_length=64)
-    role = models.CharField(max_length=8, choices=Role.choices, default=Role.PLAYER)
-    purpose = models.CharField(max_length=12, choices=Purpose.choices, default=Purpose.JOIN)
-    expires_at = models.DateTimeField(null=True, blank=True)
+    member_id = models.CharField(_("member id"), max_length=16, editable=False)
+    key_masked = models.CharField(_("key"), max_length=16, editable=False)
+    name = models.CharField(_("name"), max_length=64)
+    role = models.CharField(_("role"), max_length=8, choices=Role.choices, default=Role.PLAYER)
+    purpose = models.CharField(_("purpose"), max_length=12, choices=Purpose.choices, default=Purpose.JOIN)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
     # The operator disconnected this member with a cool-down: joins are refused until then.
     kept_out_until = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Joins with this key are refused until then (an operator's disconnect)",
+        help_text=_("Joins with this key are refused until then (an operator's disconnect)"),
     )
     # A guest's seat in a room open to any name (rooms/guests.py): made by the server for
     # one browser, never shown; it expires when unused, and its revocation is remembered.
-    guest = models.BooleanField(default=False, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    guest = models.BooleanField(_("guest"), default=False, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("access key")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django import forms
-from django.utils.translation import get_language, gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
+from base.i18n import active_locale
 from rooms.models import AccessKey, Role
 from rooms.services import KeyAdminError, room_name_to_use
 
@@ -34,8 +35,7 @@ class KeyMintForm(forms.ModelForm):
         try:
             return room_name_to_use(typed)
         except KeyAdminError as refused:
-            locale = "zh" if (get_language() or "").startswith("zh") else "en"
-            raise forms.ValidationError(refused.message(locale)) from None
+            raise forms.ValidationError(refused.message(active_locale())) from None
 
     def clean(self) -> dict:
         data = super().clean()

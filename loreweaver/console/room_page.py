@@ -8,9 +8,9 @@ from django.http import HttpRequest
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
-from base.i18n import Refusal
+from base.i18n import Refusal, active_locale
 from keeper.rules.packs import catalog
 from keeper.sidequest_services import genre_of, rule_system_of
 from loreweaver.wire import coordination
@@ -34,11 +34,6 @@ ROOM_PAGE_ACTIONS = [
 LAST_KEEPER = gettext_noop(
     "{name} holds the last keeper key of {room}: mint another keeper key before revoking it."
 )
-
-
-def console_locale() -> str:
-    """The protocol's name for the language the console speaks to this request."""
-    return "zh" if (get_language() or "").startswith("zh") else "en"
 
 
 def role_label(role: str) -> str:
@@ -142,7 +137,7 @@ def set_genre(request: HttpRequest, room: Room) -> str:
     try:
         services.set_sidequest_genre(room, request.POST.get("sidequest_genre", ""))
     except Refusal as refused:
-        messages.error(request, refused.message(console_locale()))
+        messages.error(request, refused.message(active_locale()))
         return ""
     genre = room.sidequest_genre or gettext("the rule system's genre")
     told = gettext("SideQuest clients now see {room} under {genre}.")

@@ -9,12 +9,12 @@ import re
 from dataclasses import dataclass, field
 
 from django.db.models import Q
-from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 
 from base import frames
+from base.i18n import active_locale
 from rooms.models import Audience, Room, TranscriptEntry, TurnEvent
 
 
@@ -99,15 +99,18 @@ def each_roll_once(events: list[dict]) -> list[dict]:
 def _event_html(frame: dict) -> SafeString:
     if frame.get("type") == "dice":
         # A recorded outcome holds its label in every language: the console's is the reader's.
-        frame = frames.for_viewer(frame, "zh" if translation.get_language().startswith("zh") else "en")
+        frame = frames.for_viewer(frame, active_locale())
         outcome = (frame.get("outcome") or {}).get("label")
         return format_html(
-            "<li class='dice'>🎲 {} rolls {}: {} → <b>{}</b>{}</li>",
-            frame.get("actor", "?"),
-            frame.get("expr", ""),
-            ", ".join(str(r) for r in frame.get("rolls", [])),
-            frame.get("total", ""),
-            format_html(" ({})", outcome) if outcome else "",
+            "<li class='dice'>{}</li>",
+            format_html(
+                gettext("🎲 {} rolls {}: {} → <b>{}</b>{}"),
+                frame.get("actor", "?"),
+                frame.get("expr", ""),
+                ", ".join(str(r) for r in frame.get("rolls", [])),
+                frame.get("total", ""),
+                format_html(" ({})", outcome) if outcome else "",
+            ),
         )
     if frame.get("type") == "narrative":
         return format_html(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import gettext
+import itertools
 import re
 from pathlib import Path
 
@@ -22,8 +23,9 @@ def _unquote(lines: list[str]) -> str:
     return "".join(ast.literal_eval(line.strip()) for line in lines)
 
 
-def _entries(po: str) -> dict[str, tuple[str, bool]]:
-    """msgid -> (msgstr, fuzzy) of a .po file."""
+def _entries(po: str) -> dict[str, tuple[str, bool, str]]:
+    """msgid -> (msgstr, fuzzy, msgid_plural or "") of a .po file (a plural entry's
+    msgstr is its first form: Chinese has one)."""
     found = {}
     for block in po.split("\n\n"):
         lines = block.strip().splitlines()
@@ -31,11 +33,17 @@ def _entries(po: str) -> dict[str, tuple[str, bool]]:
         body = [line for line in lines if not line.startswith("#")]
         if not body or not body[0].startswith("msgid "):
             continue
-        split = next(i for i, line in enumerate(body) if line.startswith("msgstr "))
-        msgid = _unquote([body[0][len("msgid ") :], *body[1:split]])
-        msgstr = _unquote([body[split][len("msgstr ") :], *body[split + 1 :]])
+        # Each keyword starts a part; a part's quoted lines follow it.
+        starts = [i for i, line in enumerate(body) if not line.startswith('"')] + [len(body)]
+        parts = {
+            body[i].split(" ", 1)[0]: [body[i].split(" ", 1)[1], *body[i + 1 : end]]
+            for i, end in itertools.pairwise(starts)
+        }
+        msgid = _unquote(parts["msgid"])
+        plural = _unquote(parts.get("msgid_plural", []))
+        msgstr = _unquote(parts.get("msgstr") or parts["msgstr[0]"])
         if msgid:
-            found[msgid] = (msgstr, fuzzy)
+            found[msgid] = (msgstr, fuzzy, plural)
     return found
 
 
@@ -58,8 +66,8 @@ def test_every_marked_text_has_a_chinese_translation():
     catalog = _entries((CATALOG / "django.po").read_text(encoding="utf-8"))
     marked = _marked_texts()
     assert len(marked) > 200
-    missing = sorted(text for text in marked if not catalog.get(text, ("", False))[0])
-    fuzzy = sorted(text for text in marked if catalog.get(text, ("", False))[1])
+    missing = sorted(text for text in marked if not catalog.get(text, ("", False, ""))[0])
+    fuzzy = sorted(text for text in marked if catalog.get(text, ("", False, ""))[1])
     assert not missing, "texts without Chinese (run `make messages` and translate):\n" + "\n".join(missing)
     assert not fuzzy, "translations marked fuzzy:\n" + "\n".join(fuzzy)
 
@@ -68,7 +76,11 @@ def test_the_compiled_catalog_matches_the_edited_one():
     catalog = _entries((CATALOG / "django.po").read_text(encoding="utf-8"))
     with (CATALOG / "django.mo").open("rb") as compiled:
         loaded = gettext.GNUTranslations(compiled)
-    stale = [text for text, (chinese, _fuzzy) in catalog.items() if loaded.gettext(text) != chinese]
+    stale = [
+        text
+        for text, (chinese, _fuzzy, plural) in catalog.items()
+        if (loaded.ngettext(text, plural, 1) if plural else loaded.gettext(text)) != chinese
+    ]
     assert not stale, "django.mo is older than django.po: run `make messages`"
 
 

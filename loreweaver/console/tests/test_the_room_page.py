@@ -67,4 +67,4 @@ def test_an_outcome_reads_in_the_consoles_language(page, admin_client):
     room, _html = page
     url = reverse("admin:rooms_room_change", args=[room.pk])
     chinese = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    assert "Tess rolls 1d100: 40 → <b>40</b> (成功)" in chinese
+    assert "Tess 掷 1d100：40 → <b>40</b> (成功)" in chinese
