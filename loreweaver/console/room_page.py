@@ -76,7 +76,7 @@ def online_html(room: Room) -> str:
                 (
                     m.name,
                     role_label(m.role),
-                    ", ".join(CARRIERS.get(c, c) for c in carriers),
+                    ", ".join(str(CARRIERS.get(c, c)) for c in carriers),
                     reverse("admin:rooms_room_disconnect", args=[room.pk, m.member_id]),
                     disconnect,
                     revoke(m.member_id),
