@@ -71,7 +71,8 @@ def online_html(room: Room) -> str:
         gettext("connected by"),
         format_html_join(
             "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td><a class='deletelink' href='{}'>{}</a> · {}</td></tr>",
+            "<tr><td>{}</td><td class='role'>{}</td><td>{}</td>"
+            "<td><a class='deletelink' href='{}'>{}</a> · {}</td></tr>",
             (
                 (
                     m.name,
@@ -166,7 +167,8 @@ def keys_html(room: Room) -> str:
         gettext("expires"),
         format_html_join(
             "",
-            "<tr><td><a href='{}'>{}</a></td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+            "<tr><td><a href='{}'>{}</a></td><td class='role'>{}</td>"
+            "<td><code>{}</code></td><td>{}</td></tr>",
             (
                 (
                     reverse("admin:rooms_accesskey_change", args=[key.pk]),
