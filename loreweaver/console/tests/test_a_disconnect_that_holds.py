@@ -19,7 +19,7 @@ def _member_links(page: str) -> dict[str, tuple[str, str]]:
     return {
         name: (disconnect, revoke)
         for name, disconnect, revoke in re.findall(
-            r"<tr><td>([^<]+)</td><td>[a-z]+</td><td>[^<]*</td>"
+            r"<tr><td>([^<]+)</td><td class='role'>[a-z]+</td><td>[^<]*</td>"
             r"<td><a class='deletelink' href='([^']+)'>Disconnect</a> · "
             r"(?:<a class='deletelink' href='([^']+)'>Revoke key</a>|<span class='help')",
             page,

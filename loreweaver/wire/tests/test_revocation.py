@@ -166,7 +166,8 @@ async def test_the_operator_disconnects_a_member_from_the_room_page(processes, r
         rows = {
             name: (carriers, link)
             for name, carriers, link in re.findall(
-                r"<td>([^<]+)</td><td>[a-z]+</td><td>([^<]*)</td><td><a class='deletelink' href='([^']+)'",
+                r"<td>([^<]+)</td><td class='role'>[a-z]+</td><td>([^<]*)</td>"
+                r"<td><a class='deletelink' href='([^']+)'",
                 room_page,
             )
         }
