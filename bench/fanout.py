@@ -346,7 +346,7 @@ def _ms(seconds: float) -> str:
 def _cpu_line(result: Result) -> str:
     parts = ", ".join(f"{part} {seconds:.1f}" for part, seconds in sorted(result.cpu.items()))
     total = sum(result.cpu.values())
-    per_k = total / result.delivered * 1000 if result.delivered else 0.0
+    per_k = _cpu_per_delivery(result) * 1000 if result.delivered else 0.0
     return f"CPU s: {parts} (total {total:.1f}, {per_k:.2f} per 1,000 delivered)"
 
 

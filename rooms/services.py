@@ -452,8 +452,14 @@ def transcript_append(
 def _as_stored(model: type[models.Model], row: dict) -> models.Model:
     """The instance of `model` that the database row `row` (by attribute name) loads
     as: built the way Django loads a row, which is cheaper than naming each field."""
-    names = [field.attname for field in model._meta.concrete_fields]
+    names = _row_names(model)
     return model.from_db(connection.alias, names, [row[name] for name in names])
+
+
+@functools.cache
+def _row_names(model: type[models.Model]) -> tuple[str, ...]:
+    """`model`'s columns by attribute name, in the order Django loads them."""
+    return tuple(field.attname for field in model._meta.concrete_fields)
 
 
 _LINE_FIELDS = ("room_id", "frame_id", "speaker", "name", "member_id", "text", "format", "created_at")
