@@ -183,11 +183,13 @@ class HooksEnv(BaseModel):
 class DbEnv(BaseModel):
     """`TRPG_DB__*`: database connections per process: the hosted pool's size (and half
     as many HTTP request threads, on both profiles), how long a request waits for a free
-    one, how long an unused one beyond the first stays open."""
+    one, how long an unused one beyond the first stays open; whether Postgres keeps the
+    statements a connection sends again and again prepared."""
 
     pool_size: Annotated[Whole, Field(ge=1)] = 10
     pool_timeout: Annotated[Number, Field(ge=0.1)] = 10.0
     pool_idle: Annotated[Number, Field(ge=0.1)] = 60.0
+    prepared: Annotated[Literal["on", "off"], BeforeValidator(_choice)] = "on"
 
 
 class IrohEnv(BaseModel):

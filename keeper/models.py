@@ -419,7 +419,8 @@ class ChronicleEntry(models.Model):
     table saw (the line, the outcome, the public rolls, the NPCs' lines, the scene and
     the clock), and apart from it what only the keepers know (`keeper_facts`)."""
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="chronicle")
+    # Indexed by the (room, id) index below, which leads with the room.
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="chronicle", db_index=False)
     actor = models.CharField(max_length=64)
     line = models.TextField(blank=True, help_text="what the actor said or did")
     outcome = models.TextField(blank=True, help_text="the narration the table saw")

@@ -162,7 +162,9 @@ class TranscriptEntry(models.Model):
     can dedupe. Rows are append-only and ordered by `id`.
     """
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="transcript")
+    # No index of its own: the (room, id) index below leads with the room and serves every
+    # lookup by room; a second one would be written at every line for nothing.
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="transcript", db_index=False)
     frame_id = models.CharField(max_length=40, unique=True)
     speaker = models.CharField(max_length=8, choices=Speaker.choices)
     name = models.CharField(max_length=64, blank=True)
@@ -197,7 +199,8 @@ class TurnEvent(models.Model):
     who may also see them (e.g. the roller of a hidden roll).
     """
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="turn_events")
+    # Indexed by the (room, anchor, id) index below, which leads with the room.
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="turn_events", db_index=False)
     anchor = models.ForeignKey(
         TranscriptEntry, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
     )

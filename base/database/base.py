@@ -12,6 +12,7 @@ the turns after it meet none.
 
 from __future__ import annotations
 
+import select
 import time
 
 import psycopg
@@ -69,6 +70,18 @@ class DatabaseWrapper(postgresql.DatabaseWrapper):
             return
         super().close_if_health_check_failed()
 
+    def is_usable(self) -> bool:
+        """Whether the kept connection still works, asking Postgres only when the socket
+        has something to say. An idle connection has nothing to read unless Postgres
+        wrote to it: when it drops one (`pg_terminate_backend`, a restart) it sends its
+        last words and closes, and then Django's `SELECT 1` decides. Asking at every call
+        was 1.8 of the 13 statements a hosted roll sent Postgres."""
+        if self.connection is None or self.connection.closed:
+            return False
+        if not _has_something_to_read(self.connection):
+            return True
+        return super().is_usable()
+
     @property
     def pool(self) -> TablePool | None:
         options = self.settings_dict["OPTIONS"].get("pool")
@@ -83,3 +96,10 @@ class DatabaseWrapper(postgresql.DatabaseWrapper):
             )
             self._connection_pools.setdefault(self.alias, pool)
         return self._connection_pools[self.alias]
+
+
+def _has_something_to_read(connection: psycopg.Connection) -> bool:
+    """Whether `connection`'s socket is readable now (data, or its end), without waiting."""
+    poller = select.poll()
+    poller.register(connection.fileno(), select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))

@@ -151,3 +151,28 @@ def test_the_hosted_profile_reads_database_redis_and_s3(tmp_path):
         "django.core.cache.backends.redis.RedisCache",
         "storages.backends.s3.S3Storage",
     ], result.stderr
+
+
+def _database_options(tmp_path: Path, **env: str) -> str:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("TRPG_")}
+    clean.update(
+        TRPG_DATA_DIR=str(tmp_path),
+        DATABASE_URL="postgres://u:p@db:5432/table",
+        DJANGO_SETTINGS_MODULE="loreweaver.settings",
+        **env,
+    )
+    script = (
+        "import django; django.setup(); from django.conf import settings as s;"
+        "o = s.DATABASES['default']['OPTIONS'];"
+        "print(o.get('server_side_binding'), o.get('prepare_threshold'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_postgres_prepares_repeated_statements_unless_a_pooler_forbids_it(tmp_path):
+    assert _database_options(tmp_path) == "True 5"
+    assert _database_options(tmp_path, TRPG_DB__PREPARED="off") == "None None"
