@@ -36,6 +36,7 @@ from loreweaver.wire.process import (
 from loreweaver.wire.protocol.messages import error_message
 from loreweaver.wire.seats import encode
 from loreweaver.wire.session import PRE_JOIN_LIMIT, TEXT_FRAME_LIMIT
+from loreweaver.wire.ws_writes import prepared_text, write_now
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +198,19 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
                 self.stalled_bytes = congestion.bytes_while_paused
                 self.dropConnection(abort=True)
                 return
+        if not binary and self.state == self.STATE_OPEN:
+            # A room's members share one frame of the same text (`ws_writes`).
+            self.sendPreparedMessage(prepared_text(content))
+            return
         super().serverSend(content, binary)
+
+    def sendData(self, data: bytes, sync: bool = False, chopsize: int | None = None) -> None:  # noqa: N802
+        # On the socket now when nothing waits before it; the rest as autobahn writes it.
+        if not (sync or chopsize or self.send_queue):
+            data = write_now(self.transport, data)
+            if not data:
+                return
+        super().sendData(data, sync, chopsize)
 
 
 def _largest_media_message() -> int:

@@ -8,16 +8,12 @@ socket buffer is full; past either bound it is closed and leaves the room's pres
 
 from __future__ import annotations
 
-import base64
-import json
-import os
 import re
-import socket
-import struct
 
 import psutil
 
 from loreweaver.testing.clients import IrohClient, WsClient, human_keeper_narrates
+from loreweaver.testing.raw_websocket import join_by_hand
 from loreweaver.testing.servers import dedicated_server
 from rooms.keys import member_id_for
 
@@ -27,34 +23,6 @@ AFTER_THE_DROP = 64  # lines the room goes on after the drop (a send queue's wor
 
 
 strict_server = dedicated_server(TRPG_TUI__SEND_QUEUE="64", TRPG_TUI__SEND_BUFFER_BYTES="65536")
-
-
-def _stalled_websocket(ws_url: str, key: str) -> socket.socket:
-    """Open a WebSocket by hand, send a join, and never read again."""
-    host, port = ws_url.removeprefix("ws://").rstrip("/").split(":")
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # small window: stall early
-    sock.connect((host, int(port)))
-    nonce = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {nonce}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += sock.recv(1)
-    assert b" 101 " in response.split(b"\r\n", 1)[0]
-    payload = json.dumps({"type": "join", "key": key}).encode()
-    mask = os.urandom(4)
-    header = (
-        bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload))
-        if len(payload) > 125
-        else bytes([0x81, 0x80 | len(payload)])
-    )
-    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-    return sock
 
 
 def _names(presence: dict) -> list[str]:
@@ -100,7 +68,7 @@ async def test_a_websocket_client_that_stops_reading_is_disconnected(strict_serv
     await human_keeper_narrates(strict_server, room)  # a flood of lines, no Keeper turns
     env = strict_server.env
     stalled_key, talker_key, watcher_key = (env.mint(room, n) for n in ("Stuck", "Talker", "Watcher"))
-    stalled = _stalled_websocket(strict_server.ws_url, stalled_key)
+    stalled = join_by_hand(strict_server.ws_url, stalled_key)
     try:
         presence_seen, growth = await _flood_and_watch(strict_server, talker_key, watcher_key, "Stuck")
     finally:
