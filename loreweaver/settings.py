@@ -189,11 +189,12 @@ if DATABASE_URL:
             # mode).
             DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
     else:
-        DATABASES["default"]["CONN_MAX_AGE"] = _SQLITE_CONN_MAX_AGE
+        # SQLite: Django's backend, each statement's placeholders converted once (base/database/sqlite/).
+        DATABASES["default"].update(ENGINE="base.database.sqlite", CONN_MAX_AGE=_SQLITE_CONN_MAX_AGE)
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": "base.database.sqlite",
             "NAME": DATA_DIR / "db.sqlite3",
             "OPTIONS": {
                 # WAL lets the replay read while a turn writes; FULL sync keeps every
@@ -206,6 +207,10 @@ else:
             "CONN_HEALTH_CHECKS": True,
         }
     }
+if DATABASES["default"]["ENGINE"] == "base.database.sqlite":
+    # Tests on SQLite run in memory, as Django's own backend's would (pytest-django
+    # knows that backend by its name only).
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", ":memory:")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -238,7 +243,7 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "BACKEND": "base.cache.ProcessMemoryCache",
             "LOCATION": "loreweaver",
             # Coordination keys (turn queue, presence, buckets) must never be culled.
             "OPTIONS": {"MAX_ENTRIES": 1_000_000},

@@ -60,7 +60,7 @@ def _generation() -> int:
 
 def _kept_here() -> bool:
     """Whether the cache is this process's own memory (see the module docstring)."""
-    return settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
+    return settings.CACHES["default"]["BACKEND"] == "base.cache.ProcessMemoryCache"
 
 
 def scripts(room_id: int, read: Callable[[int], list]) -> list:

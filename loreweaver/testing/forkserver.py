@@ -55,6 +55,7 @@ PRELOAD = (
     "django.core.management.base",
     "django.db.models",
     "django.db.backends.sqlite3.base",
+    "base.database.sqlite.base",
     "django.db.migrations.executor",
     "django.urls",
     "django.forms",

@@ -475,6 +475,13 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
     carriers it is connected by and its active character, which every member sees in
     the party anyway (additive fields, docs/decisions.md).
     """
+    global _last_presence
+    # A room's message reaches each of its members here in turn, all with the same
+    # online list (`OnlineReads`) and the same sheets: the frame is built for the first.
+    # The memo holds both, so neither object's identity can pass to another meanwhile.
+    last_online, last_sheets, frame = _last_presence
+    if online is last_online and sheets is last_sheets:
+        return frame
     characters = {sheet["owner"]: sheet["entry"]["name"] for sheet in sheets}
     players = []
     for member, carriers in online:
@@ -482,4 +489,9 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
         if member.member_id in characters:
             entry["character"] = characters[member.member_id]
         players.append(entry)
-    return frames.presence(players)
+    frame = frames.presence(players)
+    _last_presence = (online, sheets, frame)
+    return frame
+
+
+_last_presence: tuple[object, object, dict] = (None, None, {})

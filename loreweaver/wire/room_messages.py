@@ -250,7 +250,7 @@ class RoomMessages:
     def _send_presence(self, *, only_if_changed: bool = False) -> None:
         sheets = self._snapshot[1].sheets if self._snapshot is not None else []
         presence = hub.presence_frame(self._online, sheets)
-        if not (only_if_changed and presence == self._presence_sent):
+        if not (only_if_changed and (presence is self._presence_sent or presence == self._presence_sent)):
             self._presence_sent = presence
             self.send(presence)
 

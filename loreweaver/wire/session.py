@@ -118,6 +118,7 @@ class SessionCore(RoomMessages):
         # Bounded by hand (`_enqueue`): live frames beyond TRPG_SEND_QUEUE_FRAMES mean the
         # client stopped reading; a replay is as long as the operator made it.
         self._outbox: asyncio.Queue = asyncio.Queue()
+        self._live_bound = settings.TRPG_SEND_QUEUE_FRAMES  # read once: it is read at every frame
         self._burst_queued = 0  # replay frames among them
         self._tasks: list[asyncio.Task] = []
         self._closing = False
@@ -316,7 +317,7 @@ class SessionCore(RoomMessages):
         if not live:
             self._burst_queued += 1
             self._outbox.put_nowait(_Burst(item))
-        elif self._outbox.qsize() - self._burst_queued < settings.TRPG_SEND_QUEUE_FRAMES:
+        elif self._outbox.qsize() - self._burst_queued < self._live_bound:
             self._outbox.put_nowait(item)
         else:
             owed = seats.queued_bytes(self._outbox._queue)  # what waits already; this frame is dropped

@@ -126,7 +126,7 @@ class LocalStore(Store):
 
     def __init__(self) -> None:
         # The cache itself, not `django.core.cache.cache`, which looks it up in a
-        # context-local at every call: every LocMemCache of a process shares one memory.
+        # context-local at every call: every local-memory cache of a process shares one memory.
         self.cache = caches["default"]
 
     async def lock(self, key: str, token: str, ttl: float) -> bool:

@@ -28,6 +28,9 @@ SHARED_TEXT_LIMIT = 16 * 1024
 # the same few callbacks, so a short memory is enough, and it stays small.
 _KEPT = 256
 _prepared: dict[str, PreparedMessage] = {}
+# Writes up to this size go to the socket at once; a bigger one (a media file of many
+# megabytes) is Twisted's to write in pieces, without a copy of what the socket left.
+WRITE_NOW_LIMIT = 256 * 1024
 
 
 def prepared_text(text: str) -> PreparedMessage:
@@ -46,11 +49,13 @@ def prepared_text(text: str) -> PreparedMessage:
 def write_now(transport: object, data: bytes) -> bytes:
     """Write `data` to `transport`'s socket at once if nothing is waiting to be written
     before it; what the socket did not take (all of `data` when it could not be written
-    at once: a TLS transport, a closing one, bytes already waiting) is returned, for
-    Twisted's buffer."""
-    if type(transport) is not tcp.Server or transport.TLS or transport.disconnecting:
+    at once: a big write, a TLS transport, a closing one, bytes already waiting) is
+    returned, for Twisted's buffer."""
+    if len(data) > WRITE_NOW_LIMIT or type(transport) is not tcp.Server or transport.TLS:
         return data
-    if not transport.connected or transport._tempDataLen or len(transport.dataBuffer) > transport.offset:
+    if transport.disconnecting or not transport.connected:
+        return data
+    if transport._tempDataLen or len(transport.dataBuffer) > transport.offset:
         return data  # bytes before it wait for the reactor: this one must follow them
     written = transport.writeSomeData(data)
     if isinstance(written, Exception) or written <= 0:
