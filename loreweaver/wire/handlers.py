@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Protocol
 
 from channels.db import database_sync_to_async
@@ -55,12 +56,16 @@ class MemberInputs:
 
     def __init__(self, connection: Joined) -> None:
         self.connection = connection
-        self._waiting: asyncio.Queue[str] = asyncio.Queue()
+        self._waiting: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
         self._worker: asyncio.Task | None = None
+        # How many inputs were accepted: each is numbered, and the game's word that it
+        # is done with one (`room.input_done`) names it.
+        self.taken = 0
 
     def add(self, seat: Seat, text: str) -> None:
         """Queue an accepted input; start the worker if none runs."""
-        self._waiting.put_nowait(text)
+        self.taken += 1
+        self._waiting.put_nowait((self.taken, text))
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._play(seat))
             shutdown.track_turns(self._worker)  # a stopping process lets it finish
@@ -78,9 +83,9 @@ class MemberInputs:
             queued_notice=lambda: connection.send(frames.system(notice("queued", connection.locale))),
         )
         while not self._waiting.empty():
-            text = self._waiting.get_nowait()
+            number, text = self._waiting.get_nowait()
             try:
-                await run_input(context, text)
+                await run_input(replace(context, input_number=number) if context.tell_done else context, text)
             except Exception as exc:
                 log_failure(exc, "turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
                 connection.send_error("server_error")

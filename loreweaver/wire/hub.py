@@ -36,9 +36,11 @@ Messages on the bus:
 - `room.turn_free`: a turn of the room ended (on a bus that spans processes): the
   first waiter of each process looks at the queue at once, instead of at its next
   look.
-- `room.input_done`: the game is done with one input of one connection (`connection`):
-  sent after the input's last frame, so a carrier that tells a turn's end its own way
-  (SideQuest's `NARRATION_END`) hears it in order, and reads it, not the frames.
+- `room.input_done`: the game is done with one input of one connection (`connection`,
+  and which of its inputs, `input`): sent after the input's last frame, so a carrier
+  that tells a turn's end its own way (SideQuest's `NARRATION_END`) hears it in order,
+  and reads it, not the frames; the number tells it which of its inputs ended (the
+  input of a character being made may end after the player's next action began).
 - `room.batch`: several of the above, in order, as one message: a turn's frames and
   its closing state cost one trip over the bus (`into=` a `Batch`, then `flush`).
 
@@ -177,10 +179,13 @@ async def publish_state_refresh(
     await _send(room_id, message, into)
 
 
-async def publish_input_done(room_id: int, connection_id: str, *, into: Batch | None = None) -> None:
-    """Tell the connection `connection_id` that the game is done with its input (see
-    `room.input_done`), after everything the input sent the room in `into`."""
-    await _send(room_id, {"type": "room.input_done", "connection": connection_id}, into)
+async def publish_input_done(
+    room_id: int, connection_id: str, number: int, *, into: Batch | None = None
+) -> None:
+    """Tell the connection `connection_id` that the game is done with its input `number`
+    (see `room.input_done`), after everything the input sent the room in `into`."""
+    message = {"type": "room.input_done", "connection": connection_id, "input": number}
+    await _send(room_id, message, into)
 
 
 async def publish_manifests(room_id: int, *, into: Batch | None = None) -> None:

@@ -141,7 +141,7 @@ class RoomMessages:
 
     async def room_input_done(self, seat: Seat, message: dict) -> None:
         if message.get("connection") == self.connection_id:
-            self.input_done()
+            self.input_done(message.get("input", 0))
 
     async def room_resync(self, seat: Seat, message: dict) -> None:
         await self._catch_up(seat)

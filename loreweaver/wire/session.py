@@ -49,7 +49,11 @@ class _Refusal:
     code: str
 
 
-_INPUT_DONE = object()  # the game is done with one of this member's inputs
+@dataclass(frozen=True)
+class _InputDone:
+    """The game is done with this member's input `number` (`MemberInputs.taken`)."""
+
+    number: int
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ class Carrier(Protocol):
     # - `async def send_refusal(self, text: str, code: str) -> None`: a control frame
     #   refusing what the member asked, for the reason `code` (else it is written as
     #   any frame);
-    # - `async def input_done(self) -> None`: the game is done with one of its member's
-    #   inputs, after the input's last frame (`SessionCore.tells_turns_end`).
+    # - `async def input_done(self, number: int) -> None`: the game is done with its
+    #   member's input `number` (`MemberInputs.taken` once it was accepted), after the
+    #   input's last frame (`SessionCore.tells_turns_end`).
 
 
 class SessionCore(RoomMessages):
@@ -302,10 +307,10 @@ class SessionCore(RoomMessages):
         """Whether the carrier tells the end of each input its own way (`input_done`)."""
         return hasattr(self.carrier, "input_done")
 
-    def input_done(self) -> None:
-        """Queue the game's word that it is done with one of this member's inputs, after
+    def input_done(self, number: int) -> None:
+        """Queue the game's word that it is done with this member's input `number`, after
         everything the input sent (`room.input_done`)."""
-        self._enqueue(_INPUT_DONE)
+        self._enqueue(_InputDone(number))
 
     def send_binary(self, data: bytes) -> None:
         """Queue one binary message (a WebSocket media reply)."""
@@ -378,8 +383,8 @@ class SessionCore(RoomMessages):
                 elif isinstance(item, _Refusal):
                     refuse = getattr(self.carrier, "send_refusal", None)
                     await (refuse(item.text, item.code) if refuse else self.carrier.send_text(item.text))
-                elif item is _INPUT_DONE:
-                    await self.carrier.input_done()
+                elif isinstance(item, _InputDone):
+                    await self.carrier.input_done(item.number)
                 else:
                     await self.carrier.send_text(item)
             except Exception as exc:

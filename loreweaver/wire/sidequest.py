@@ -109,6 +109,9 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         self.scene = ""
         self.in_combat = False
         self.mine: str | None = None  # my action, until the game says it is done with it
+        # Which of the session's inputs my action is (`MemberInputs.taken`); None when
+        # the session did not take it (refused before the game saw it).
+        self.mine_input: int | None = None
         self.gm = False  # my action is a `/gm` command
         self.rolls: list[str] = []
         self.creation: dict | None = None
@@ -299,7 +302,7 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         self.mine, self.rolls, self.gm = text, [], False
         self.lore_before = await database_sync_to_async(newest_lore_id)(self.session.seat.room_id)
         await self._send(message("THINKING"))
-        await self.session.receive_text(json.dumps({"type": "input", "text": text}))
+        await self.play_mine(text)
 
     # --- the table's frames -----------------------------------------------------
 
@@ -529,10 +532,12 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         self.mine, self.gm = None, False
         await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
 
-    async def input_done(self) -> None:
-        """The game is done with my last input, all of whose frames are told: a command's
-        answer, a line a human keeper will narrate, or the Keeper's whole turn."""
-        if self.mine is not None:
+    async def input_done(self, number: int) -> None:
+        """The game is done with my input `number`, all of whose frames are told: a
+        command's answer, a line a human keeper will narrate, or the Keeper's whole turn.
+        My action's turn ends with its own input, not with one sent before it (the
+        commands that made my character may end after my first action began)."""
+        if self.mine is not None and self.mine_input in (None, number):
             await self._end_turn()
 
     async def _seq(self, frame: dict) -> int | None:

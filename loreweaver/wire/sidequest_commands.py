@@ -75,7 +75,17 @@ class ClientCommands:
 
     async def _command(self, text: str, *, gm: bool = False) -> None:
         self.mine, self.rolls, self.gm = text, [], gm
+        await self.play_mine(text)
+
+    async def play_mine(self, text: str) -> None:
+        """Hand my action `text` to the session as an input, and note which input it is."""
+        taken = self.session.inputs.taken
+        # Its number if the session takes it, known before: an earlier input's end may
+        # be told while the session checks this one.
+        self.mine_input = taken + 1
         await self.session.receive_text(json.dumps({"type": "input", "text": text}))
+        if self.session.inputs.taken == taken:
+            self.mine_input = None  # refused before the game saw it: the next end is its
 
     async def _journal(self, request: JournalRequest) -> None:
         """`JOURNAL_RESPONSE`. Each request reads the room's lore and chronicle, so it is

@@ -95,6 +95,9 @@ class CharacterCreation:
             await self._creation_step()
             return
         self.creation = None
+        # Read before `complete` is told: the client answers `complete` at once (its
+        # seat), and the opening must reach it first, as one piece with `complete`.
+        opening = await self._opening()
         self.backstory = f"Pronouns: {answers.get('pronouns', '')}. {answers.get('backstory', '')}"
         made = {
             **character_state(character),
@@ -105,7 +108,7 @@ class CharacterCreation:
         await self._send(message("CHARACTER_CREATION", {"phase": "complete", "character": made}))
         # The table's line for it (what the others saw, and what a reloaded page is told).
         await self._narrate(told[0])
-        await self._open_story()  # the story has not begun: its opening ends the wait
+        await self._tell_opening(opening)  # the story has not begun: its opening ends the wait
 
     async def _creation_step(self) -> None:
         """The scene creation is at, or the confirmation once every scene is answered."""

@@ -42,10 +42,17 @@ class OpeningScene:
 
     async def _open_story(self) -> None:
         """Tell the opening scene and end the client's wait, if the story has not begun."""
+        await self._tell_opening(await self._opening())
+
+    async def _opening(self) -> str | None:
+        """The opening scene's text, if the story has not begun (None once it has)."""
         seat = self.session.seat
         if seat is None:
-            return
-        text = await database_sync_to_async(opening)(seat.room_id, self.session.locale)
+            return None
+        return await database_sync_to_async(opening)(seat.room_id, self.session.locale)
+
+    async def _tell_opening(self, text: str | None) -> None:
+        """Tell the opening scene `text` (read by `_opening`) and end the client's wait."""
         if text is None:
             return
         await self._narrate(text)

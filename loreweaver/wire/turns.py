@@ -60,6 +60,7 @@ class TurnContext:
     # The connection to tell when the game is done with each input (`room.input_done`),
     # empty when its carrier tells no turn's end of its own.
     tell_done: str = ""
+    input_number: int = 0  # which of that connection's inputs this is (`MemberInputs.taken`)
 
 
 def play_in_database(
@@ -434,7 +435,9 @@ async def run_input(context: TurnContext, text: str) -> None:
             kind = "command" if played.reply is not None else "keeper" if played.keeper_locale else "line"
         finally:
             if context.tell_done:
-                await hub.publish_input_done(context.room_id, context.tell_done, into=batch)
+                await hub.publish_input_done(
+                    context.room_id, context.tell_done, context.input_number, into=batch
+                )
             # Committed rows are announced even when the turn failed half-way.
             await hub.flush(context.room_id, batch)
             metrics.TURNS.labels(kind).observe(time.monotonic() - started)
