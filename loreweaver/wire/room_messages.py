@@ -141,7 +141,8 @@ class RoomMessages:
 
     async def room_input_done(self, seat: Seat, message: dict) -> None:
         if message.get("connection") == self.connection_id:
-            self.input_done(message.get("input", 0))
+            # None from a process before inputs were numbered (a rolling upgrade).
+            self.input_done(message.get("input"))
 
     async def room_resync(self, seat: Seat, message: dict) -> None:
         await self._catch_up(seat)

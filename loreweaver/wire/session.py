@@ -53,7 +53,7 @@ class _Refusal:
 class _InputDone:
     """The game is done with this member's input `number` (`MemberInputs.taken`)."""
 
-    number: int
+    number: int | None
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,10 @@ class Carrier(Protocol):
     # - `async def send_refusal(self, text: str, code: str) -> None`: a control frame
     #   refusing what the member asked, for the reason `code` (else it is written as
     #   any frame);
-    # - `async def input_done(self, number: int) -> None`: the game is done with its
-    #   member's input `number` (`MemberInputs.taken` once it was accepted), after the
-    #   input's last frame (`SessionCore.tells_turns_end`).
+    # - `async def input_done(self, number: int | None) -> None`: the game is done with
+    #   its member's input `number` (`MemberInputs.taken` once it was accepted; None
+    #   when the process that played it did not say), after the input's last frame
+    #   (`SessionCore.tells_turns_end`).
 
 
 class SessionCore(RoomMessages):
@@ -307,7 +308,7 @@ class SessionCore(RoomMessages):
         """Whether the carrier tells the end of each input its own way (`input_done`)."""
         return hasattr(self.carrier, "input_done")
 
-    def input_done(self, number: int) -> None:
+    def input_done(self, number: int | None) -> None:
         """Queue the game's word that it is done with this member's input `number`, after
         everything the input sent (`room.input_done`)."""
         self._enqueue(_InputDone(number))

@@ -532,12 +532,12 @@ class SideQuestConsumer(CharacterCreation, ClientCommands, OpeningScene, WebSock
         self.mine, self.gm = None, False
         await self._send(message("NARRATION_END", {"state_delta": self._delta()}))
 
-    async def input_done(self, number: int) -> None:
+    async def input_done(self, number: int | None) -> None:
         """The game is done with my input `number`, all of whose frames are told: a
         command's answer, a line a human keeper will narrate, or the Keeper's whole turn.
         My action's turn ends with its own input, not with one sent before it (the
         commands that made my character may end after my first action began)."""
-        if self.mine is not None and self.mine_input in (None, number):
+        if self.mine is not None and (number is None or self.mine_input in (None, number)):
             await self._end_turn()
 
     async def _seq(self, frame: dict) -> int | None:
