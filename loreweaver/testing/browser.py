@@ -1,10 +1,14 @@
 """The browser the tests drive: Debian's Chromium (no browser can be downloaded here),
-through Playwright; tests of browser pages skip where it is missing, and run on the
-embedded profile only (a page is a client like any other, and the server's own tests
-cover both profiles); in CI a missing Chromium fails them instead. Screenshots, for a
-person to look at, go to `build/screens/` when asked for (`make screens`, or
-`TRPG_TEST_SCREENS=1`): a run would take some 280, about a sixth of a second of the
-browser's CPU each, that nobody looks at."""
+through Playwright. Its headless shell (`chromium-headless-shell`: the same Blink
+without the full browser's windows and GPU process, what Playwright itself runs
+headless) when installed, at about half the full browser's CPU per page (the browser
+tests took 281 CPU-seconds of Chromium with the full browser, 134 with the shell);
+else the full `chromium`, headless. Tests of browser pages skip where neither is
+installed, and run on the embedded profile only (a page is a client like any other,
+and the server's own tests cover both profiles); in CI a missing Chromium fails them
+instead. Screenshots, for a person to look at, go to `build/screens/` when asked for
+(`make screens`, or `TRPG_TEST_SCREENS=1`): a run would take some 280, about a sixth
+of a second of the browser's CPU each, that nobody looks at."""
 
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ import pytest
 from loreweaver.testing.servers import hosted_profile
 from loreweaver.testing.tools import needs
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = next(
+    filter(None, map(shutil.which, ("chromium-headless-shell", "chromium", "chromium-browser"))), None
+)
 SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens"
 
 # The marks of a module of browser tests.
