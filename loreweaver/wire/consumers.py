@@ -7,6 +7,8 @@ channel (`channel_layer_alias` names no layer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -19,6 +21,11 @@ ADMITTED = {"type": "websocket.loreweaver.admitted"}
 # A carrier's own answer to a message over the size limit (its `text`), which our daphne
 # protocol then sends instead of a loreweaver `error` before it closes with 1009.
 OVERSIZE_ANSWER = "websocket.loreweaver.oversize_answer"
+# The message that asks our daphne protocol for its writer of text frames, which the
+# session then calls at once instead of sending each frame through Channels' and
+# daphne's coroutines (`WRITE_NOW`); daphne's own protocol ignores it, and the session
+# writes as before.
+WRITER = "websocket.loreweaver.writer"
 # What our daphne protocol tells the consumer when it dropped a client that stopped
 # reading (with the bytes it was owed), before the disconnect itself.
 STALLED = "websocket.stalled"
@@ -73,9 +80,14 @@ class TableConsumer(WebSocketCarrier):
 
     label = "ws"
 
+    # Our daphne protocol's writer of one text frame (`WRITER`): true when written, false
+    # when the socket is no longer open (the frame then goes the usual way).
+    write_now: Callable[[str], bool] | None = None
+
     async def connect(self) -> None:
         """Accept, then let the session run the handshake (cap, join deadline)."""
         await self.accept()
+        await self.base_send({"type": WRITER, "consumer": self})
         self.session = SessionCore(self)
         await self.session.open()
 

@@ -75,9 +75,30 @@ class RoomMessages:
             return
         await handler(self, seat, message)
 
+    def on_room_message_now(self, message: dict) -> bool:
+        """Handle one message of the room at once when it needs no waiting (a frame, a
+        turn's state without a reset, an input's end); false, and nothing done, when
+        it must wait its turn with the others (`on_room_message`)."""
+        seat = self.seat
+        if seat is None:
+            return False
+        message_type = message.get("type")
+        if message_type == "room.frame":
+            self._frame_now(seat, message)
+        elif message_type == "room.state" and not message.get("reset"):
+            self._state_now(seat, message)
+        elif message_type == "room.input_done":
+            self._input_done_now(message)
+        else:
+            return False
+        return True
+
     # --- the room's messages, by type ------------------------------------------------------
 
     async def room_frame(self, seat: Seat, message: dict) -> None:
+        self._frame_now(seat, message)
+
+    def _frame_now(self, seat: Seat, message: dict) -> None:
         row = tuple(message["row"]) if message.get("row") else None
         if row is not None:
             if row in self._delivered:
@@ -94,13 +115,12 @@ class RoomMessages:
             self._send_presence_and_state(seat)
 
     async def room_state(self, seat: Seat, message: dict) -> None:
+        if not message.get("reset"):
+            self._state_now(seat, message)
+            return
         self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
         self._send_presence(only_if_changed=True)  # the roster names each member's character
-        state = self._state(seat)
-        if not message.get("reset"):
-            self.send(state)
-            return
-        self.send({**state, "reset": True})  # the client also clears its story
+        self.send({**self._state(seat), "reset": True})  # the client also clears its story
         await self.read_room_language(seat)  # a restored room brings its own settings
         told = replaced_notice(message.get("told") or {}, self.locale)
         if told is not None:
@@ -110,6 +130,11 @@ class RoomMessages:
         self._show(await self._replay(seat))
         self._manifests = await database_sync_to_async(pack_services.room_manifests)(seat.room_id)
         self._send_manifest(seat)
+        self.send(self._state(seat))
+
+    def _state_now(self, seat: Seat, message: dict) -> None:
+        self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
+        self._send_presence(only_if_changed=True)  # the roster names each member's character
         self.send(self._state(seat))
 
     async def room_manifest(self, seat: Seat, message: dict) -> None:
@@ -140,6 +165,9 @@ class RoomMessages:
             await self.deliver_then_close(frames.system(text, "warn"))
 
     async def room_input_done(self, seat: Seat, message: dict) -> None:
+        self._input_done_now(message)
+
+    def _input_done_now(self, message: dict) -> None:
         if message.get("connection") == self.connection_id:
             # None from a process before inputs were numbered (a rolling upgrade).
             self.input_done(message.get("input"))

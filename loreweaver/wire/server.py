@@ -26,7 +26,7 @@ from zope.interface import implementer
 
 from base import frames
 from loreweaver.wire import hub, round_clock, self_update, shutdown
-from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED
+from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED, WRITER
 from loreweaver.wire.media_channel import HEADER_LIMIT
 from loreweaver.wire.process import (
     keep_the_database_threads_connection,
@@ -162,6 +162,9 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if message.get("type") == OVERSIZE_ANSWER:
             self.oversize_answer = message["text"].encode("utf-8")
             return
+        if message.get("type") == WRITER:
+            message["consumer"].write_now = self.write_text_now
+            return
         if message.get("type") == "websocket.accept" and message.get("headers"):
             # daphne drops an accept's headers (ASGI lets an application send them: a
             # guest's cookie, say); autobahn writes a (subprotocol, headers) answer.
@@ -172,6 +175,18 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
             del self.handshake_deferred
             return
         super().handle_reply(message)
+
+    def write_text_now(self, text: str) -> bool:
+        """Write one text frame now, from the event loop's thread, as daphne would have
+        on the `websocket.send` reply (Twisted and asyncio share that loop here); false,
+        and nothing written, once the socket is no longer open."""
+        if self.state != self.STATE_OPEN:
+            return False
+        connection = self.server.connections.get(self)
+        if connection is None or connection.get("disconnected"):
+            return False
+        self.serverSend(text, False)
+        return True
 
     def onClose(self, wasClean: bool, code: int | None, reason: str | None) -> None:  # noqa: N802, N803
         # A client dropped for not reading: the application hears why, and how much it

@@ -132,6 +132,10 @@ class SessionCore(RoomMessages):
         # Room messages, in arrival order. Filled from the moment of join; read only
         # once the joiner's replay is sent, so live frames follow it, in order, once.
         self._inbox: asyncio.Queue[dict] = asyncio.Queue()
+        self._inbox_idle = False  # its reader waits for the next message, none is pending
+        # The carrier's own writer of a text frame, when it has one (`TableConsumer.write_now`):
+        # a frame with nothing queued before it is written at once, not by the write loop.
+        self._write_now = getattr(carrier, "write_now", None)
         self._deadline: asyncio.Task | None = None
         self.inputs = handlers.MemberInputs(self)
         self._media: media_channel.MediaRequests | None = None
@@ -323,6 +327,8 @@ class SessionCore(RoomMessages):
         if not live:
             self._burst_queued += 1
             self._outbox.put_nowait(_Burst(item))
+        elif self._write_now is not None and type(item) is str and not self._outbox.qsize():
+            self._write_at_once(item)
         elif self._outbox.qsize() - self._burst_queued < self._live_bound:
             self._outbox.put_nowait(item)
         else:
@@ -331,6 +337,20 @@ class SessionCore(RoomMessages):
             self._closing = True
             self._drop_queue()
             self._tasks.append(asyncio.create_task(self.carrier.abort()))
+
+    def _write_at_once(self, text: str) -> None:
+        # Nothing waits before it, so the write loop would write it next: write it now,
+        # without the loop's wake-up and the carrier's coroutines. A slow reader is
+        # still dropped by the bytes it owes (`BoundedWebSocketProtocol`).
+        try:
+            if self._write_now(text):
+                return
+        except Exception as exc:
+            log.info("connection=%s write failed (%r); closing", self.connection_id, exc)
+            self._closing = True
+            self._tasks.append(asyncio.create_task(self.carrier.close()))
+            return
+        self._outbox.put_nowait(text)  # the socket is closing: the write loop finds out
 
     def error_frame(self, code: str, *, message_key: str | None = None, **values: object) -> dict:
         """An `error` frame with its message in this viewer's locale."""
@@ -505,16 +525,31 @@ class SessionCore(RoomMessages):
     # --- room messages ------------------------------------------------------------------------
 
     def room_message(self, message: dict) -> None:
-        """Take one message of the room (called by the hub; never blocks)."""
-        if not self._closing:
-            self._inbox.put_nowait(message)
+        """Take one message of the room (called by the hub; never blocks). One that needs
+        no waiting is handled at once when its reader is idle, as the reader would have
+        handled it next; the rest, in order, by the reader."""
+        if self._closing:
+            return
+        if self._inbox_idle and not self._inbox.qsize():
+            try:
+                if self.on_room_message_now(message):
+                    return
+            except Exception as exc:
+                self._log_room_failure(exc, message)
+                return
+        self._inbox.put_nowait(message)
 
     async def _read_inbox(self) -> None:
         while True:
+            self._inbox_idle = True
             message = await self._inbox.get()
+            self._inbox_idle = False
             try:
                 await self.on_room_message(message)
             except Exception as exc:
-                # One bad message must not deafen the connection to the rest of the room;
-                # a store that is away for a moment is a warning, not a bug.
-                log_failure(exc, "connection=%s could not handle %s", self.connection_id, message.get("type"))
+                self._log_room_failure(exc, message)
+
+    def _log_room_failure(self, exc: Exception, message: dict) -> None:
+        # One bad message must not deafen the connection to the rest of the room;
+        # a store that is away for a moment is a warning, not a bug.
+        log_failure(exc, "connection=%s could not handle %s", self.connection_id, message.get("type"))
