@@ -27,15 +27,23 @@ def join_by_hand(ws_url: str, key: str, *, receive_buffer: int = 4096) -> socket
     while b"\r\n\r\n" not in response:
         response += sock.recv(1)
     assert b" 101 " in response.split(b"\r\n", 1)[0]
-    payload = json.dumps({"type": "join", "key": key}).encode()
+    _send(sock, TEXT, json.dumps({"type": "join", "key": key}).encode())
+    return sock
+
+
+# The first byte of a whole (final) frame of each kind a server may send.
+TEXT, PING, PONG = 0x81, 0x89, 0x8A
+
+
+def _send(sock: socket.socket, first: int, payload: bytes) -> None:
+    """One whole frame, masked as a client's must be."""
     mask = os.urandom(4)
     header = (
-        bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload))
+        bytes([first, 0x80 | 126]) + struct.pack(">H", len(payload))
         if len(payload) > 125
-        else bytes([0x81, 0x80 | len(payload)])
+        else bytes([first, 0x80 | len(payload)])
     )
     sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-    return sock
 
 
 def _exactly(sock: socket.socket, size: int) -> bytes:
@@ -50,13 +58,20 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 def read_frame(sock: socket.socket) -> dict:
     """The next text frame from the server, parsed (a server's frames are unmasked, whole
-    messages); fails on anything else, or on a frame whose bytes are not one JSON value."""
-    first, second = _exactly(sock, 2)
-    assert first == 0x81, f"not a whole text frame: first byte {first:#x}"
-    assert not second & 0x80, "a server's frame is never masked"
-    size = second & 0x7F
-    if size == 126:
-        size = struct.unpack(">H", _exactly(sock, 2))[0]
-    elif size == 127:
-        size = struct.unpack(">Q", _exactly(sock, 8))[0]
-    return json.loads(_exactly(sock, size))
+    messages); fails on anything else, or on a frame whose bytes are not one JSON value.
+    The server's keepalive pings between them (daphne's, after 20 s without a message
+    from the client) are answered, as any client's WebSocket library does."""
+    while True:
+        first, second = _exactly(sock, 2)
+        assert not second & 0x80, "a server's frame is never masked"
+        size = second & 0x7F
+        if size == 126:
+            size = struct.unpack(">H", _exactly(sock, 2))[0]
+        elif size == 127:
+            size = struct.unpack(">Q", _exactly(sock, 8))[0]
+        payload = _exactly(sock, size)
+        if first == PING:
+            _send(sock, PONG, payload)
+        elif first != PONG:
+            assert first == TEXT, f"not a whole text frame: first byte {first:#x}"
+            return json.loads(payload)

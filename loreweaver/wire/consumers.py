@@ -23,8 +23,8 @@ ADMITTED = {"type": "websocket.loreweaver.admitted"}
 OVERSIZE_ANSWER = "websocket.loreweaver.oversize_answer"
 # The message that asks our daphne protocol for its writer of text frames, which the
 # session then calls at once instead of sending each frame through Channels' and
-# daphne's coroutines (`WRITE_NOW`); daphne's own protocol ignores it, and the session
-# writes as before.
+# daphne's coroutines (`TableConsumer.write_now`); daphne's own protocol ignores it,
+# and the session then writes as before.
 WRITER = "websocket.loreweaver.writer"
 # What our daphne protocol tells the consumer when it dropped a client that stopped
 # reading (with the bytes it was owed), before the disconnect itself.
