@@ -118,9 +118,7 @@ class RoomMessages:
         if not message.get("reset"):
             self._state_now(seat, message)
             return
-        self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
-        self._send_presence(only_if_changed=True)  # the roster names each member's character
-        self.send({**self._state(seat), "reset": True})  # the client also clears its story
+        self.send({**self._state_from(seat, message), "reset": True})  # the client also clears its story
         await self.read_room_language(seat)  # a restored room brings its own settings
         told = replaced_notice(message.get("told") or {}, self.locale)
         if told is not None:
@@ -133,9 +131,13 @@ class RoomMessages:
         self.send(self._state(seat))
 
     def _state_now(self, seat: Seat, message: dict) -> None:
+        self.send(self._state_from(seat, message))
+
+    def _state_from(self, seat: Seat, message: dict) -> dict:
+        """Keep a `room.state`'s snapshot and give this viewer's `state` of it."""
         self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
         self._send_presence(only_if_changed=True)  # the roster names each member's character
-        self.send(self._state(seat))
+        return self._state(seat)
 
     async def room_manifest(self, seat: Seat, message: dict) -> None:
         self._manifests = {"player": message["player"], "keeper": message["keeper"]}
