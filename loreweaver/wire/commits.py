@@ -7,6 +7,13 @@ transaction, each in its own savepoint, so the disk is waited for once per group
 instead of once per turn. A turn's result is released only after the group's commit,
 so nothing is broadcast before it is durable; a turn that fails rolls back to its
 savepoint alone, and a failed commit fails every turn of the group.
+
+A group that finds its connection dropped by Postgres before its commit was sent (a
+`pg_terminate_backend`, a restart, a failover: the kept connection's check cannot see a
+drop Postgres has not finished saying) committed nothing, so it runs once more on a new
+connection instead of failing its turns. A drop during the commit itself is not run
+again: whether that commit landed cannot be known, and running it twice could store a
+line twice.
 """
 
 from __future__ import annotations
@@ -16,18 +23,32 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
-from django.db import transaction
+from django.db import connection, transaction
 
 T = TypeVar("T")
 
 _Outcome = tuple[bool, Any]  # (succeeded, result or exception)
 
 
-def _run_together(group: list[Callable[[], Any]]) -> list[_Outcome]:
-    """Run `group` in one transaction; one outcome per work, in order."""
+class _ConnectionLost(Exception):
+    """The group's connection was dropped before its commit was sent."""
+
+
+def _dropped(began_on: Any) -> bool:
+    """Whether `began_on`, the driver connection a group began on, is gone: Django closed
+    it (its rollback failed) or its driver marked it broken (psycopg's `closed`)."""
+    return began_on is not connection.connection or getattr(began_on, "closed", False) is True
+
+
+def _run_once(group: list[Callable[[], Any]]) -> list[_Outcome] | None:
+    """Run `group` in one transaction; one outcome per work, in order, or None when the
+    connection was dropped before the commit was sent (nothing was committed)."""
     outcomes: list[_Outcome] = []
+    began_on: Any = None
+    committing = False
     try:
         with transaction.atomic():
+            began_on = connection.connection
             if len(group) == 1:  # alone, its failure is the transaction's: no savepoint
                 outcomes.append((True, group[0]()))
             else:
@@ -37,8 +58,31 @@ def _run_together(group: list[Callable[[], Any]]) -> list[_Outcome]:
                             outcomes.append((True, work()))
                     except Exception as failure:
                         outcomes.append((False, failure))
+                # A failed work may have met a dropped connection: then no commit is sent.
+                if not all(succeeded for succeeded, _ in outcomes) and (
+                    _dropped(began_on) or not connection.is_usable()
+                ):
+                    raise _ConnectionLost
+            committing = True
+    except _ConnectionLost:
+        return None
     except Exception as failure:  # nothing of the group was committed
+        if began_on is not None and not committing and _dropped(began_on):
+            return None
         return [(False, failure)] * len(group)
+    return outcomes
+
+
+def _run_together(group: list[Callable[[], Any]]) -> list[_Outcome]:
+    """Run `group` in one transaction, once more on a new connection if the first was
+    dropped before its commit; one outcome per work, in order."""
+    outcomes = _run_once(group)
+    if outcomes is None:
+        connection.close()  # given back to the pool, which discards a broken one
+        outcomes = _run_once(group)
+    if outcomes is None:
+        lost = _ConnectionLost("the database connection was lost twice")
+        return [(False, lost)] * len(group)
     return outcomes
 
 
