@@ -24,7 +24,7 @@ from channels.db import database_sync_to_async
 from base import frames, metrics
 from keeper.kp.keepers import images_configured, offline_keeper_plays
 from keeper.kp.tools import chosen_language
-from keeper.state import RoomRead, Viewer, build_state
+from keeper.state import RoomRead, Viewer, build_state, state_share
 from loreweaver.wire import admin_frames, coordination, hub, shutdown
 from loreweaver.wire.protocol.messages import disconnect_notice, notice
 from loreweaver.wire.seats import DeliveredRows, Seat, encode, encoded_for, join_replay
@@ -118,7 +118,8 @@ class RoomMessages:
         if not message.get("reset"):
             self._state_now(seat, message)
             return
-        self.send({**self._state_from(seat, message), "reset": True})  # the client also clears its story
+        self._keep_snapshot(message)
+        self.send({**self._state(seat), "reset": True})  # the client also clears its story
         await self.read_room_language(seat)  # a restored room brings its own settings
         told = replaced_notice(message.get("told") or {}, self.locale)
         if told is not None:
@@ -131,13 +132,32 @@ class RoomMessages:
         self.send(self._state(seat))
 
     def _state_now(self, seat: Seat, message: dict) -> None:
-        self.send(self._state_from(seat, message))
+        self._keep_snapshot(message)
+        metrics.frames_out("state").inc()
+        self._enqueue(self._shared_state(seat, message))
 
-    def _state_from(self, seat: Seat, message: dict) -> dict:
-        """Keep a `room.state`'s snapshot and give this viewer's `state` of it."""
-        self._adopt((message["stamp"], RoomRead.from_message(message["room"])))
-        self._send_presence(only_if_changed=True)  # the roster names each member's character
-        return self._state(seat)
+    def _keep_snapshot(self, message: dict) -> None:
+        """Keep a `room.state`'s snapshot, and show the roster again if it changed (it
+        names each member's character)."""
+        snapshot = message.get("snapshot")  # read back once for all the sessions here
+        if snapshot is None:
+            snapshot = message["snapshot"] = (message["stamp"], RoomRead.from_message(message["room"]))
+        self._adopt(snapshot)
+        self._send_presence(only_if_changed=True)
+
+    def _shared_state(self, seat: Seat, message: dict) -> str:
+        """This viewer's `state` after `message`, as text: built and encoded once for all
+        the room's viewers here who are shown it alike (`state_share`), as each is handed
+        the same message in turn, and again for any whose snapshot or roster differs."""
+        assert self._snapshot is not None, "a joined connection has read its room"
+        room, online = self._snapshot[1], self._online
+        viewer = self._viewer(seat)
+        shared = message.setdefault("states", {})
+        share = state_share(room, viewer)
+        kept = shared.get(share)
+        if kept is None or kept[0] is not room or kept[1] is not online:
+            kept = shared[share] = (room, online, encode(self._built_state(room, viewer)))
+        return kept[2]
 
     async def room_manifest(self, seat: Seat, message: dict) -> None:
         self._manifests = {"player": message["player"], "keeper": message["keeper"]}
@@ -294,7 +314,12 @@ class RoomMessages:
 
     def _state(self, seat: Seat) -> dict:
         assert self._snapshot is not None, "a joined connection has read its room"
+        return self._built_state(self._snapshot[1], self._viewer(seat))
+
+    def _viewer(self, seat: Seat) -> Viewer:
         # The viewer's own screen language: the protocol resolves Resource labels per viewer.
-        viewer = Viewer(seat.member.member_id, seat.is_keeper, self.viewer_locale)
+        return Viewer(seat.member.member_id, seat.is_keeper, self.viewer_locale)
+
+    def _built_state(self, room: RoomRead, viewer: Viewer) -> dict:
         online = [(m.member_id, m.name) for m, _carriers in self._online]
-        return build_state(room=self._snapshot[1], viewer=viewer, online=online)
+        return build_state(room=room, viewer=viewer, online=online)
