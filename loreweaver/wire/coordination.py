@@ -1,13 +1,14 @@
 """State that every server process must agree on: presence, rate limits, the turn queue,
 structured rounds' deadlines.
 
-It lives in the cache, never in a module global: Redis when REDIS_URL is set (every
-daphne worker and the Iroh sidecar see the same keys), the local-memory cache in the
-embedded single-process profile. The logic is written once over a small key-value
-store (`loreweaver.wire.stores`) with two implementations. Presence is a hash per
-room, one field per connection, changed without a lock. The steps on every input's
-path (a rate-limit take, drawing, claiming and releasing a turn) are single atomic
-operations of the store: one Lua script, one round trip, on Redis; only skipping a
+It lives in a store, never in this module's own globals: Redis when REDIS_URL is set
+(every daphne worker and the Iroh sidecar see the same keys), the process's memory
+(`stores.ProcessMemory`) in the embedded single-process profile. The logic is written
+once over a small key-value store (`loreweaver.wire.stores`) with two implementations.
+Presence is a hash per room, one field per connection, changed without a lock. The
+steps on every input's path (a rate-limit take, drawing, claiming and releasing a turn)
+are single atomic operations of the store: one Lua script, one round trip, on Redis;
+only skipping a
 dead ticket in the turn queue takes a short mutex (SET NX on Redis, released by a
 compare-and-delete script, so only by its own holder). Times that processes compare
 are the store's clock (`Store.now`), never a process's own.
