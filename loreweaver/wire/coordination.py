@@ -8,10 +8,9 @@ once over a small key-value store (`loreweaver.wire.stores`) with two implementa
 Presence is a hash per room, one field per connection, changed without a lock. The
 steps on every input's path (a rate-limit take, drawing, claiming and releasing a turn)
 are single atomic operations of the store: one Lua script, one round trip, on Redis;
-only skipping a
-dead ticket in the turn queue takes a short mutex (SET NX on Redis, released by a
-compare-and-delete script, so only by its own holder). Times that processes compare
-are the store's clock (`Store.now`), never a process's own.
+only skipping a dead ticket in the turn queue takes a short mutex (SET NX on Redis,
+released by a compare-and-delete script, so only by its own holder). Times that
+processes compare are the store's clock (`Store.now`), never a process's own.
 """
 
 from __future__ import annotations
