@@ -66,7 +66,7 @@ from channels.db import database_sync_to_async
 
 from base import failpoints, frames
 from keeper.state import RoomRead, current_room
-from loreweaver.wire import bus, coordination
+from loreweaver.wire import bus, coordination, held_writes
 from packs import services as pack_services
 from rooms.choices import Audience
 from rooms.services import NOTICE_MAX
@@ -337,9 +337,14 @@ class LocalHub:
         if message.get("type") == "room.notice":  # from any Django code (bus.py)
             text = str(message.get("text", ""))[:NOTICE_MAX]
             message = _frame_message(frames.system(text), Audience.EVERYONE, "", None)
-        for one in message["messages"] if message.get("type") == "room.batch" else [message]:
+        if message.get("type") != "room.batch":
             for listener in list(end.listeners):
-                listener.room_message(one)
+                listener.room_message(message)
+            return
+        with held_writes.held():  # each member's frames of the batch in one write
+            for one in message["messages"]:
+                for listener in list(end.listeners):
+                    listener.room_message(one)
 
     def layer_failed(self, missed_room: int | None = None) -> None:
         """The bus could not be reached (and a broadcast to `missed_room` was lost):

@@ -25,7 +25,7 @@ from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
 from base import frames
-from loreweaver.wire import hub, round_clock, self_update, shutdown
+from loreweaver.wire import held_writes, hub, round_clock, self_update, shutdown
 from loreweaver.wire.consumers import ADMITTED, OVERSIZE_ANSWER, RESTART_CLOSE_CODE, STALLED, WRITER
 from loreweaver.wire.media_channel import HEADER_LIMIT
 from loreweaver.wire.process import (
@@ -220,12 +220,21 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         super().serverSend(content, binary)
 
     def sendData(self, data: bytes, sync: bool = False, chopsize: int | None = None) -> None:  # noqa: N802
+        # A room's batch being delivered: kept, and written with the rest of the batch's
+        # frames for this member in one piece (`held_writes`).
+        if held_writes.hold(self, data, self._send_now):
+            return
         # On the socket now when nothing waits before it; the rest as autobahn writes it.
         if not (sync or chopsize or self.send_queue):
             data = write_now(self.transport, data)
             if not data:
                 return
         super().sendData(data, sync, chopsize)
+
+    def _send_now(self, data: bytes) -> None:
+        if self.transport is None or not self.transport.connected or self.transport.disconnecting:
+            return  # dropped meanwhile (a slow reader): what it was owed goes with it
+        self.sendData(data)
 
 
 def _largest_media_message() -> int:
