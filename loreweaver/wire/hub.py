@@ -58,7 +58,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -485,13 +485,14 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
     carriers it is connected by and its active character, which every member sees in
     the party anyway (additive fields, docs/decisions.md).
     """
-    global _last_presence
-    # A room's message reaches each of its members here in turn, all with the same
-    # online list (`OnlineReads`) and the same sheets: the frame is built for the first.
-    # The memo holds both, so neither object's identity can pass to another meanwhile.
-    last_online, last_sheets, frame = _last_presence
-    if online is last_online and sheets is last_sheets:
-        return frame
+    # A room's message reaches each of its members here in turn, with the same sheets
+    # and, but for the member who joined last (who read it on its own), the same
+    # online list (`OnlineReads`): the frame is built once for each such pair. The memo
+    # holds both objects of each pair it keeps, so neither's identity can pass to
+    # another meanwhile.
+    for kept_online, kept_sheets, frame in _recent_presence:
+        if online is kept_online and sheets is kept_sheets:
+            return frame
     characters = {sheet["owner"]: sheet["entry"]["name"] for sheet in sheets}
     players = []
     for member, carriers in online:
@@ -500,8 +501,9 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
             entry["character"] = characters[member.member_id]
         players.append(entry)
     frame = frames.presence(players)
-    _last_presence = (online, sheets, frame)
+    _recent_presence.appendleft((online, sheets, frame))
     return frame
 
 
-_last_presence: tuple[object, object, dict] = (None, None, {})
+# The last few (online list, sheets, frame) built, newest first.
+_recent_presence: deque[tuple[object, object, dict]] = deque(maxlen=4)
