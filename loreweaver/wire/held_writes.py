@@ -15,7 +15,10 @@ knows the socket: the carrier's protocol asks to hold and writes what it is give
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable, Iterator
+
+log = logging.getLogger(__name__)
 
 # Per connection, its held pieces and how to write them, in the order the connections
 # first wrote; None while no batch is being delivered.
@@ -50,4 +53,7 @@ def held() -> Iterator[None]:
     finally:
         kept, _held = _held, None
         for pieces, write in kept.values():
-            write(pieces[0] if len(pieces) == 1 else b"".join(pieces))
+            try:
+                write(pieces[0] if len(pieces) == 1 else b"".join(pieces))
+            except Exception:  # one connection's failure must not cost the others theirs
+                log.exception("a held write failed")

@@ -232,9 +232,14 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         super().sendData(data, sync, chopsize)
 
     def _send_now(self, data: bytes) -> None:
+        """Write what was held for this connection (`held_writes`)."""
         if self.transport is None or not self.transport.connected or self.transport.disconnecting:
             return  # dropped meanwhile (a slow reader): what it was owed goes with it
-        self.sendData(data)
+        try:
+            self.sendData(data)
+        except Exception as exc:  # as a failed write of the session's own: the connection goes
+            log.info("held write failed (%r); closing", exc)
+            self.dropConnection(abort=True)
 
 
 def _largest_media_message() -> int:
