@@ -13,7 +13,7 @@ from django.db import connection, connections
 
 from loreweaver.testing.servers import POSTGRES_ADMIN_URL, hosted_profile
 from loreweaver.wire.commits import committed
-from rooms.models import TranscriptEntry
+from loreweaver.wire.tests.stored_lines import stored_texts
 from rooms.services import room_get_or_create, transcript_append
 
 pytestmark = [
@@ -40,13 +40,6 @@ def _drop_this_connection() -> int:
     return backend
 
 
-def _texts() -> list[str]:
-    try:
-        return list(TranscriptEntry.objects.order_by("id").values_list("text", flat=True))
-    finally:
-        connection.close()
-
-
 async def test_a_turn_whose_connection_was_dropped_is_stored_once_on_a_new_one():
     room = await sync_to_async(room_get_or_create)(name="dropped")
     backends: list[int] = []
@@ -59,7 +52,7 @@ async def test_a_turn_whose_connection_was_dropped_is_stored_once_on_a_new_one()
 
     assert await committed(turn) == "the line"
     assert len(backends) == 2 and backends[0] != backends[1]
-    assert await asyncio.to_thread(_texts) == ["the line"]
+    assert await asyncio.to_thread(stored_texts) == ["the line"]
 
 
 async def test_turns_committed_together_all_survive_a_dropped_connection():
@@ -80,7 +73,7 @@ async def test_turns_committed_together_all_survive_a_dropped_connection():
     )
 
     assert outcomes == ["first", "second", "third"]
-    assert sorted(await asyncio.to_thread(_texts)) == ["first", "second", "third"]
+    assert sorted(await asyncio.to_thread(stored_texts)) == ["first", "second", "third"]
 
 
 async def test_a_turn_that_fails_on_a_working_connection_is_not_run_again():

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connection, connections
+from django.db import connections
 
 from loreweaver.wire.commits import committed
-from rooms.models import TranscriptEntry
+from loreweaver.wire.tests.stored_lines import stored_texts
 from rooms.services import room_get_or_create, transcript_append
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,15 +21,6 @@ async def _database_thread_lets_go():
     database can be dropped at the end of the run."""
     yield
     await sync_to_async(connections.close_all)()
-
-
-def _texts() -> list[str]:
-    """The stored lines, read on this thread's own connection (closed after, so the
-    test database can be dropped at the end of the run)."""
-    try:
-        return list(TranscriptEntry.objects.order_by("id").values_list("text", flat=True))
-    finally:
-        connection.close()
 
 
 async def test_a_failed_turn_does_not_undo_the_turns_committed_with_it():
@@ -53,7 +44,7 @@ async def test_a_failed_turn_does_not_undo_the_turns_committed_with_it():
     assert outcomes[0] == "before" and outcomes[2] == "after"
     assert isinstance(outcomes[1], RuntimeError)
     # Read on another thread, so on another connection: what was released is committed.
-    assert await asyncio.to_thread(_texts) == ["before", "after"]
+    assert await asyncio.to_thread(stored_texts) == ["before", "after"]
 
 
 async def test_a_turn_alone_that_fails_leaves_nothing_behind():
@@ -65,4 +56,4 @@ async def test_a_turn_alone_that_fails_leaves_nothing_behind():
 
     with pytest.raises(RuntimeError):
         await committed(stored_then_failed)
-    assert await asyncio.to_thread(_texts) == []
+    assert await asyncio.to_thread(stored_texts) == []
