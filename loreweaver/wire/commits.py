@@ -13,7 +13,8 @@ A group that finds its connection dropped by Postgres before its commit was sent
 drop Postgres has not finished saying) committed nothing, so it runs once more on a new
 connection instead of failing its turns. A drop during the commit itself is not run
 again: whether that commit landed cannot be known, and running it twice could store a
-line twice.
+line twice. What a turn keeps outside the transaction it keeps again when run again (a
+deleted character's copy for `.st undo`, in the cache: kept twice).
 """
 
 from __future__ import annotations

@@ -3,13 +3,12 @@
 A turn reaches each member as a few frames at once: its line (or its roll and the
 line that tells it) and the table's `state` after it, one `room.batch` of the bus
 (`hub.LocalHub._deliver`). Written one by one, each frame is a `send` system call per
-member, and on loopback and in a container network the kernel's work for a send is
-more than the server's own Python for the frame. While a batch is delivered
-(`held()`), a WebSocket connection's writes are kept (`hold`) and, when the batch has
-been handed to every member, written as one piece per connection (`release`), in the
-order they were made: the same bytes, in the same order, fewer calls. Nothing here
-knows the socket: the carrier's protocol asks to hold and writes what it is given back
-(`loreweaver/wire/server.py`, `BoundedWebSocketProtocol.sendData`).
+member, whose TCP work the kernel charges to the server (on loopback, the receiving
+side's too). While a batch is delivered (`held()`), a WebSocket connection's writes
+are kept (`hold`) and, when the batch has been handed to every member, written as one
+piece per connection as `held()` ends: the same bytes, in the same order, fewer calls.
+Nothing here knows the socket: the carrier's protocol asks to hold and writes what it
+is given back (`loreweaver/wire/server.py`, `BoundedWebSocketProtocol.sendData`).
 """
 
 from __future__ import annotations
