@@ -30,8 +30,9 @@ the test. The names:
 - `channels_redis.utils`: called `_wrap_close`.
 
 Embedded: `RoomMemoryLayer`, the in-memory layer, without its copy of every message
-(a room message is plain data that nobody changes once sent) and without expiring a
-group membership (a room can stay open for days).
+(a room message is plain data that nobody changes once sent: the receiving sessions
+only add what they share to it, the encoded texts, the snapshot read back, the shared
+`state`s) and without expiring a group membership (a room can stay open for days).
 """
 
 from __future__ import annotations

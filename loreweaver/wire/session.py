@@ -346,8 +346,7 @@ class SessionCore(RoomMessages):
             if self._write_now(text):
                 return
         except Exception as exc:
-            log.info("connection=%s write failed (%r); closing", self.connection_id, exc)
-            self._closing = True
+            self._write_failed(exc)
             self._tasks.append(asyncio.create_task(self.carrier.close()))
             return
         self._outbox.put_nowait(text)  # the socket is closing: the write loop finds out
@@ -409,10 +408,14 @@ class SessionCore(RoomMessages):
                 else:
                     await self.carrier.send_text(item)
             except Exception as exc:
-                log.info("connection=%s write failed (%r); closing", self.connection_id, exc)
-                self._closing = True
+                self._write_failed(exc)
                 await self.carrier.close()
                 return
+
+    def _write_failed(self, exc: Exception) -> None:
+        # Whichever way the frame went, a failed write ends the connection.
+        log.info("connection=%s write failed (%r); closing", self.connection_id, exc)
+        self._closing = True
 
     # --- handshake ------------------------------------------------------------------------
 

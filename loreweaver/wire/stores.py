@@ -123,13 +123,26 @@ class ProcessMemory:
     on the way in and out, as the pickling did, so a caller that changes what it read
     (a held lease) changes nothing stored, and a reader on another thread (the admin's)
     never has a dict change under it.
+
+    A key that expires is forgotten even if nobody reads it again (a stranger's wrong-key
+    count, `badkey:<source>`, is never read once the stranger is gone): whenever the
+    keys have doubled since the last sweep, the expired ones are swept out, so what
+    strangers leave behind is bounded by what is alive, at a constant cost per write.
     """
+
+    # The fewest keys at which a sweep is worth it.
+    SWEEP_FROM = 1024
 
     def __init__(self) -> None:
         # Reentrant: a compound step (take a lock, read a hash and write it back) holds
         # it across the plain ones.
         self.lock = threading.RLock()
         self._entries: dict[str, tuple[Any, float | None]] = {}
+        self._sweep_at = self.SWEEP_FROM
+
+    def __len__(self) -> int:
+        """How many keys are kept, the expired ones not yet swept out included."""
+        return len(self._entries)
 
     def get(self, key: str) -> Any:
         """The value at `key`, or None when there is none (or it expired)."""
@@ -147,6 +160,14 @@ class ProcessMemory:
         """Keep `value` at `key`, for `ttl` seconds (None: until deleted)."""
         with self.lock:
             self._entries[key] = (_copied(value), None if ttl is None else time.monotonic() + ttl)
+            if len(self._entries) >= self._sweep_at:
+                self._sweep()
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, (_, expires) in self._entries.items() if expires is not None and expires <= now]:
+            del self._entries[key]
+        self._sweep_at = max(self.SWEEP_FROM, 2 * len(self._entries))
 
     def add(self, key: str, value: Any, ttl: float | None) -> bool:
         """Keep `value` at `key` unless a value is there; whether it did."""
