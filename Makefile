@@ -77,6 +77,7 @@ bench: $(DEV)
 
 bench-quick: $(DEV)
 	$(PY) bench/fanout.py --quick
+	$(PY) bench/fanout.py --quick --mix
 	$(PY) bench/replay.py --quick
 	$(PY) bench/dice.py --quick
 	$(PY) bench/command_lines.py --quick

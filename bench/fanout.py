@@ -7,7 +7,8 @@ back (as a person at a keyboard would, only faster):
   every input is a player's line and nothing answers it but the line itself;
 - `roll`: the dice command `.r 1d6`, whose reply is the room's `dice` frame.
 
-Each runs against this server (`manage.py serve --no-iroh`) and against a minimal
+Each runs against this server (`manage.py serve --no-iroh`; with `--mix`, Iroh on and
+the members spread over every carrier, `bench/members.py`) and against a minimal
 relay written with the raw `websockets` library, started here in its own process: it
 relays a line (or rolls a die with `random`) to the sender's room and does nothing
 else. Printed per run: frames delivered per second, the ratio to the relay, p50/p99 of
@@ -23,6 +24,8 @@ ratio is what compares across machines and runs.
     python bench/fanout.py --processes 2      # hosted: 2 server processes and the Iroh
                                               # sidecar, members spread round-robin, beside 1
     python bench/fanout.py --idle 3000        # the active rooms again with 3,000 silent members
+    python bench/fanout.py --mix              # a fifth of the members over Iroh, a fifth
+                                              # SideQuest, a fifth the browser table's join
     python bench/fanout.py --profile DIR      # the server under py-spy (see bench/README.md)
     python bench/fanout.py --profile DIR --gil  # only the thread holding the GIL
 """
@@ -37,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +50,7 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import members  # noqa: E402
 from bench.common import checkout, percentile, profiler, services_meter, short_revision  # noqa: E402
 from loreweaver.testing.servers import (  # noqa: E402
     ServerProcess,
@@ -154,6 +159,7 @@ class Target:
     ready_type: str  # the last frame of a join
     servers: list[ServerProcess] = field(default_factory=list)
     hosted: bool = False
+    ticket: str = ""  # the Iroh carrier's, when the servers run one
     pids: dict[str, list[int]] = field(default_factory=dict)  # other processes to meter
 
     def meter(self):
@@ -197,46 +203,59 @@ async def join_idle(target: Target, idle_keys: list[str]) -> list[asyncio.Task]:
 
 
 async def run_workload(
-    target: Target, keys_by_room: list[list[str]], lines: int, workload: Workload
+    target: Target, keys_by_room: list[list[str]], lines: int, workload: Workload, mix: bool = False
 ) -> Result:
     """Every member sends `lines` inputs, each once its previous reply came back; members
-    are spread round-robin over the target's servers."""
+    are spread round-robin over the target's servers (and, with `mix`, over the
+    carriers and protocols: `bench/members.py`)."""
     keys = [key for room in keys_by_room for key in room]
-    sockets = []
+    joined: list[members.Member] = []
     for member, key in enumerate(keys):
-        sockets.append(await join_member(target.urls[member % len(target.urls)], key, target.ready_type))
+        url = target.urls[member % len(target.urls)]
+        carrier = members.carrier_of(member, mix)
+        joined.append(
+            await members.join(carrier, url, target.ticket, key, _member_name(member), target.ready_type)
+        )
     expected_each = MEMBERS * lines
     delivered = 0
     latencies: list[float] = []
-    own_reply: dict[int, asyncio.Queue] = {i: asyncio.Queue() for i in range(len(sockets))}
+    own_reply: dict[int, asyncio.Queue] = {i: asyncio.Queue() for i in range(len(joined))}
 
-    async def read(socket: websockets.ClientConnection, member: int) -> None:
+    def loreweaver_counter(frame: dict, member: int) -> tuple[bool, bool]:
+        counted = workload.delivered(frame)
+        return counted, counted and workload.own(frame, member)
+
+    async def read(joined_member: members.Member, member: int) -> None:
         nonlocal delivered
-        seen = 0
-        while seen < expected_each:
-            frame = json.loads(await socket.recv())
-            if workload.delivered(frame):
-                seen += 1
-                if workload.own(frame, member):
-                    own_reply[member].put_nowait(time.perf_counter())
+        counts = loreweaver_counter
+        if joined_member.carrier == "sidequest":
+            counts = members.sidequest_counter(workload.name)
+        seen = replies = 0
+        # A SideQuest member's reply (its input's end) may come after its last delivery.
+        while seen < expected_each or replies < lines:
+            is_delivery, is_own = counts(await joined_member.recv(), member)
+            seen += is_delivery
+            if is_own:
+                replies += 1
+                own_reply[member].put_nowait(time.perf_counter())
         delivered += seen
 
-    async def talk(socket: websockets.ClientConnection, member: int) -> None:
+    async def talk(joined_member: members.Member, member: int) -> None:
         for n in range(lines):
             sent = time.perf_counter()
-            await socket.send(json.dumps({"type": "input", "text": workload.text(member, n)}))
+            await joined_member.say(workload.text(member, n))
             latencies.append(await own_reply[member].get() - sent)
 
     meter = target.meter()
     meter.start()
     start = time.perf_counter()
-    readers = [asyncio.create_task(read(s, i)) for i, s in enumerate(sockets)]
-    await asyncio.wait_for(asyncio.gather(*(talk(s, i) for i, s in enumerate(sockets))), 900)
+    readers = [asyncio.create_task(read(m, i)) for i, m in enumerate(joined)]
+    await asyncio.wait_for(asyncio.gather(*(talk(m, i) for i, m in enumerate(joined))), 900)
     await asyncio.wait_for(asyncio.gather(*readers), 600)
     elapsed = time.perf_counter() - start
     cpu = meter.stop()
-    for socket in sockets:
-        await socket.close()
+    for joined_member in joined:
+        await joined_member.close()
     return Result(delivered, elapsed, latencies, cpu)
 
 
@@ -260,6 +279,7 @@ class Plan:
     idle: int
     profile_dir: Path | None
     profile_gil: bool = False
+    mix: bool = False  # members over every carrier and protocol (`bench/members.py`)
 
     def member_keys(self, env, prefix: str = "bench") -> list[list[str]]:
         return [[env.mint(f"{prefix}-{r}", f"m{m}") for m in range(MEMBERS)] for r in range(self.rooms)]
@@ -282,12 +302,15 @@ def start_target(root: Path, label: str, processes: int, plan: Plan, hosted: boo
                 plan.profile_dir.mkdir(parents=True, exist_ok=True)
                 output = plan.profile_dir / f"{label.replace(' ', '-')}-server{n + 1}.txt"
                 launcher = profiler(output, gil=plan.profile_gil)
-            servers.append(start_serve(env, "--no-iroh", launcher=launcher))
+            # One process carries Iroh itself; beside others, the sidecar does.
+            iroh = ["--no-iroh"] if processes > 1 or not plan.mix else []
+            servers.append(start_serve(env, *iroh, launcher=launcher))
         if processes > 1:
             servers.append(start_iroh_sidecar(env))
         target = Target(
             label, [s.ws_url for s in servers if s.ws_url], "ui_manifest", servers=servers, hosted=hosted
         )
+        target.ticket = next((s.ticket for s in servers if s.ticket), "")
         return run(target, keys, keeper_keys, idle_keys)
     finally:
         for server in servers:
@@ -311,11 +334,13 @@ def measure_servers(root: Path, label: str, processes: int, plan: Plan, hosted: 
             await human_keepers(target, keeper_keys)
             results = {}
             for workload in plan.workloads:
-                results[workload.name] = await run_workload(target, keys, plan.lines, workload)
+                results[workload.name] = await run_workload(target, keys, plan.lines, workload, plan.mix)
             if idle_keys:
                 readers = await join_idle(target, idle_keys)
                 for workload in plan.workloads:
-                    results[f"{workload.name}+idle"] = await run_workload(target, keys, plan.lines, workload)
+                    results[f"{workload.name}+idle"] = await run_workload(
+                        target, keys, plan.lines, workload, plan.mix
+                    )
                 for reader in readers:
                     reader.cancel()
             return results
@@ -368,6 +393,9 @@ def main() -> None:
     parser.add_argument("--workload", choices=["lines", "roll", "both"], default="both")
     parser.add_argument("--processes", type=int, default=1, help="server processes (hosted profile)")
     parser.add_argument("--idle", type=int, default=0, help="joined but silent members, 10 per room")
+    parser.add_argument(
+        "--mix", action="store_true", help="a fifth of the members each by Iroh, SideQuest, the browser"
+    )
     parser.add_argument("--against", metavar="REV", help="also run a checkout of this revision")
     parser.add_argument(
         "--repeat", type=int, default=1, metavar="N", help="with --against: N sittings, the median ratio"
@@ -388,6 +416,7 @@ def main() -> None:
         idle=args.idle,
         profile_dir=args.profile,
         profile_gil=args.gil,
+        mix=args.mix,
     )
 
     if args.repeat > 1:
@@ -402,6 +431,10 @@ def main() -> None:
     print(f"fan-out: {plan.rooms} rooms x {MEMBERS} members x {plan.lines} inputs each, profile {profile}")
     if plan.idle:
         print(f"  idle: {plan.idle} joined, silent members in {plan.idle // IDLE_PER_ROOM} more rooms")
+    if plan.mix:
+        carriers = Counter(members.carrier_of(n, True) for n in range(plan.rooms * MEMBERS))
+        told = ", ".join(f"{count} {name}" for name, count in carriers.items())
+        print(f"  members: {told} (the browser table's in Chinese; the raw relay's all WebSocket)")
     for workload in plan.workloads:
         print(f"workload {workload.name} ({workload.title}):")
         report_row("raw websockets", relay[workload.name], None)

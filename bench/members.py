@@ -1,0 +1,155 @@
+"""The members of `bench/fanout.py`'s rooms, one kind per way a real client plays here.
+
+By default every member is a terminal client over WebSocket. With `--mix`, a fifth of
+the members come by each of the other ways, so the load crosses every carrier and
+protocol a room holds at once (docs/performance.md, "The mixed room"):
+
+- `websocket`: the terminal client's join over WebSocket (two fifths);
+- `iroh`: the same frames over the Iroh carrier, newline-delimited on one stream;
+- `sidequest`: the SideQuest web client on `/ws`, with its key: it makes a character
+  first (the creation scenes both client generations answer), then sends
+  `PLAYER_ACTION`s; others' lines and rolls reach it as `NARRATION`, and its own input
+  ends with `NARRATION_END`;
+- `browser`: the join the browser table sends (its client name, and a locale), here
+  in Chinese, so the room's frames go out in two languages.
+
+A member is read as its client reads it; `Counter`s say which of its messages are
+the workload's deliveries and which one is the reply to its own input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from loreweaver.testing.clients import IrohClient  # noqa: E402
+
+PLAIN = ("websocket",)
+MIX = ("websocket", "websocket", "iroh", "sidequest", "browser")
+JOIN_TIMEOUT = 60.0
+READ_TIMEOUT = 600.0
+
+# (the frame, the member's index) -> (is it a delivery, is it the reply to its own input)
+Counter = Callable[[dict, int], tuple[bool, bool]]
+
+
+@dataclass
+class Member:
+    """One joined member: how to send it an input, read its next message, and leave."""
+
+    carrier: str
+    say: Callable[[str], Awaitable[None]]
+    recv: Callable[[], Awaitable[dict]]
+    close: Callable[[], Awaitable[None]]
+
+
+def carrier_of(member: int, mix: bool) -> str:
+    """The carrier of the room members' `member`th (counted over all rooms)."""
+    kinds = MIX if mix else PLAIN
+    return kinds[member % len(kinds)]
+
+
+async def join(carrier: str, url: str, ticket: str, key: str, name: str, ready_type: str) -> Member:
+    """Join as `carrier` with `key` (held by the member called `name`) and wait until the
+    join (and, for SideQuest, the character's creation) is through."""
+    if carrier == "iroh":
+        return await _join_iroh(ticket, key, ready_type)
+    if carrier == "sidequest":
+        return await _join_sidequest(url, key, name)
+    join_frame: dict = {"type": "join", "key": key}
+    if carrier == "browser":
+        join_frame |= {"locale": "zh", "client": {"name": "loreweaver-browser", "version": "bench"}}
+    socket = await websockets.connect(url, max_size=None, max_queue=None)
+    await socket.send(json.dumps(join_frame))
+    while json.loads(await socket.recv())["type"] != ready_type:
+        pass
+
+    async def say(text: str) -> None:
+        await socket.send(json.dumps({"type": "input", "text": text}))
+
+    async def recv() -> dict:
+        return json.loads(await socket.recv())
+
+    return Member(carrier, say, recv, socket.close)
+
+
+async def _join_iroh(ticket: str, key: str, ready_type: str) -> Member:
+    client = await IrohClient.connect(ticket, first={"type": "join", "key": key})
+    while (await client.recv(JOIN_TIMEOUT))["type"] != ready_type:
+        pass
+
+    async def say(text: str) -> None:
+        await client.send({"type": "input", "text": text})
+
+    async def recv() -> dict:
+        return await client.recv(READ_TIMEOUT)
+
+    return Member("iroh", say, recv, client.close)
+
+
+async def _join_sidequest(url: str, key: str, name: str) -> Member:
+    socket = await websockets.connect(f"{url.rstrip('/')}/ws?key={key}", max_size=None, max_queue=None)
+
+    async def send(kind: str, payload: dict) -> None:
+        await socket.send(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
+
+    async def until(kind: str, **fields: object) -> None:
+        while True:
+            message = json.loads(await socket.recv())
+            payload = message["payload"]
+            if message["type"] == kind and all(payload.get(k) == v for k, v in fields.items()):
+                return
+
+    await send("SESSION_EVENT", {"event": "connect", "player_name": name, "genre": "coc7", "key": key})
+    answer = json.loads(await socket.recv())
+    if answer["payload"].get("event") == "ready":
+        # Back with its character (an earlier workload made it): the story so far is
+        # replayed, then the party's status; none of it is this workload's.
+        await until("PARTY_STATUS")
+    else:
+        await until("CHARACTER_CREATION", scene_index=0)
+        for choice in (f"Hero{name}", "1", "A ferry pilot."):
+            await send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
+        await until("CHARACTER_CREATION", phase="confirmation")
+        await send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "1"})
+        await until("NARRATION_END")  # the character (and the room's opening) told
+
+    async def say(text: str) -> None:
+        await send("PLAYER_ACTION", {"action": text})
+
+    async def recv() -> dict:
+        return json.loads(await socket.recv())
+
+    return Member("sidequest", say, recv, socket.close)
+
+
+_OTHERS_LINE = re.compile(r"^\S+: member \d+ line \d+$")
+
+
+def sidequest_counter(workload: str) -> Counter:
+    """A SideQuest member's deliveries: for story lines, each other member's line (a
+    `NARRATION` "Name: line") and the end of its own (`NARRATION_END`: its own line is
+    never told back); for rolls, every roll told (`NARRATION` "Name rolls 1d6: n", its
+    own included, in the roller's language while the room chose none), its own input's
+    end being the reply it waits for."""
+
+    def lines(message: dict, _member: int) -> tuple[bool, bool]:
+        if message["type"] == "NARRATION_END":
+            return True, True
+        return message["type"] == "NARRATION" and bool(_OTHERS_LINE.match(message["payload"]["text"])), False
+
+    def rolls(message: dict, _member: int) -> tuple[bool, bool]:
+        if message["type"] == "NARRATION_END":
+            return False, True
+        return message["type"] == "NARRATION" and " 1d6: " in message["payload"]["text"], False
+
+    return lines if workload == "lines" else rolls
