@@ -65,6 +65,10 @@ class _Burst:
 
 # The longest control frame parsed, on either carrier (Iroh's line guard is the same).
 TEXT_FRAME_LIMIT = 1024 * 1024
+# At most this many frames, or this many characters, go in one write of a carrier that
+# takes several at once (`Carrier.send_texts`): a long replay is written in pieces.
+WRITE_TOGETHER = 32
+WRITE_TOGETHER_CHARS = 256 * 1024
 # The longest message anyone may send before a join is accepted: a join is a few
 # hundred bytes, and nobody unauthenticated may make the server hold more.
 PRE_JOIN_LIMIT = 64 * 1024
@@ -104,6 +108,11 @@ class Carrier(Protocol):
     #   its member's input `number` (`MemberInputs.taken` once it was accepted; None
     #   when the process that played it did not say), after the input's last frame
     #   (`SessionCore.tells_turns_end`).
+    # A carrier for which one write of several frames costs about what one frame's
+    # does (Iroh's, a call into its Rust stream each) also has
+    # - `async def send_texts(self, texts: list[str]) -> None`: write these control
+    #   frames, in order, as one write; the write loop hands it the frames queued
+    #   together (a turn's line and `state`).
 
 
 class SessionCore(RoomMessages):
@@ -136,6 +145,7 @@ class SessionCore(RoomMessages):
         # The carrier's own writer of a text frame, when it has one (`TableConsumer.write_now`):
         # a frame with nothing queued before it is written at once, not by the write loop.
         self._write_now = getattr(carrier, "write_now", None)
+        self._send_texts = getattr(carrier, "send_texts", None)
         self._deadline: asyncio.Task | None = None
         self.inputs = handlers.MemberInputs(self)
         self._media: media_channel.MediaRequests | None = None
@@ -405,12 +415,30 @@ class SessionCore(RoomMessages):
                     await (refuse(item.text, item.code) if refuse else self.carrier.send_text(item.text))
                 elif isinstance(item, _InputDone):
                     await self.carrier.input_done(item.number)
+                elif self._send_texts is not None:
+                    await self._send_texts(self._with_queued_texts(item))
                 else:
                     await self.carrier.send_text(item)
             except Exception as exc:
                 self._write_failed(exc)
                 await self.carrier.close()
                 return
+
+    def _with_queued_texts(self, text: str) -> list[str]:
+        """`text` and the text frames queued right behind it (a turn's, queued together),
+        taken off the queue, up to WRITE_TOGETHER of them or WRITE_TOGETHER_CHARS."""
+        texts, size = [text], len(text)
+        queued = self._outbox._queue  # asyncio.Queue's deque: peeked, never reordered
+        while queued and len(texts) < WRITE_TOGETHER and size < WRITE_TOGETHER_CHARS:
+            item = queued[0]
+            burst = isinstance(item, _Burst)
+            if type(item.item if burst else item) is not str:
+                break
+            self._outbox.get_nowait()
+            self._burst_queued -= burst
+            texts.append(item.item if burst else item)
+            size += len(texts[-1])
+        return texts
 
     def _write_failed(self, exc: Exception) -> None:
         # Whichever way the frame went, a failed write ends the connection.
