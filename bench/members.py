@@ -19,6 +19,7 @@ the workload's deliveries and which one is the reply to its own input.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
@@ -60,7 +61,17 @@ def carrier_of(member: int, mix: bool) -> str:
 
 async def join(carrier: str, url: str, ticket: str, key: str, name: str, ready_type: str) -> Member:
     """Join as `carrier` with `key` (held by the member called `name`) and wait until the
-    join (and, for SideQuest, the character's creation) is through."""
+    join (and, for SideQuest, the character's creation) is through; a server that has
+    not let it in within JOIN_TIMEOUT (an older revision without that carrier, say)
+    stops the run with a TimeoutError that says so."""
+    try:
+        async with asyncio.timeout(JOIN_TIMEOUT):
+            return await _join(carrier, url, ticket, key, name, ready_type)
+    except TimeoutError:
+        raise TimeoutError(f"a {carrier} member was not let in within {JOIN_TIMEOUT:g} s") from None
+
+
+async def _join(carrier: str, url: str, ticket: str, key: str, name: str, ready_type: str) -> Member:
     if carrier == "iroh":
         return await _join_iroh(ticket, key, ready_type)
     if carrier == "sidequest":
@@ -84,7 +95,7 @@ async def join(carrier: str, url: str, ticket: str, key: str, name: str, ready_t
 
 async def _join_iroh(ticket: str, key: str, ready_type: str) -> Member:
     client = await IrohClient.connect(ticket, first={"type": "join", "key": key})
-    while (await client.recv(JOIN_TIMEOUT))["type"] != ready_type:
+    while (await client.recv(READ_TIMEOUT))["type"] != ready_type:
         pass
 
     async def say(text: str) -> None:
