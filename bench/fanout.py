@@ -171,11 +171,7 @@ class Target:
 
 
 async def join_member(url: str, key: str, ready_type: str) -> websockets.ClientConnection:
-    socket = await websockets.connect(url, max_size=None, max_queue=None)
-    await socket.send(json.dumps({"type": "join", "key": key}))
-    while json.loads(await socket.recv())["type"] != ready_type:
-        pass
-    return socket
+    return await members.websocket_join(url, {"type": "join", "key": key}, ready_type)
 
 
 async def _drain(socket: websockets.ClientConnection) -> None:

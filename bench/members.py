@@ -26,6 +26,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import websockets
 
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loreweaver.testing.clients import IrohClient  # noqa: E402
+from loreweaver.wire.tests.sidequest_client import SideQuestClient  # noqa: E402
 
 PLAIN = ("websocket",)
 MIX = ("websocket", "websocket", "iroh", "sidequest", "browser")
@@ -59,6 +61,15 @@ def carrier_of(member: int, mix: bool) -> str:
     return kinds[member % len(kinds)]
 
 
+async def websocket_join(url: str, join_frame: dict, ready_type: str) -> websockets.ClientConnection:
+    """A WebSocket connection that sent `join_frame` and was let in (`ready_type` came)."""
+    socket = await websockets.connect(url, max_size=None, max_queue=None)
+    await socket.send(json.dumps(join_frame))
+    while json.loads(await socket.recv())["type"] != ready_type:
+        pass
+    return socket
+
+
 async def join(carrier: str, url: str, ticket: str, key: str, name: str, ready_type: str) -> Member:
     """Join as `carrier` with `key` (held by the member called `name`) and wait until the
     join (and, for SideQuest, the character's creation) is through; a server that has
@@ -79,10 +90,7 @@ async def _join(carrier: str, url: str, ticket: str, key: str, name: str, ready_
     join_frame: dict = {"type": "join", "key": key}
     if carrier == "browser":
         join_frame |= {"locale": "zh", "client": {"name": "loreweaver-browser", "version": "bench"}}
-    socket = await websockets.connect(url, max_size=None, max_queue=None)
-    await socket.send(json.dumps(join_frame))
-    while json.loads(await socket.recv())["type"] != ready_type:
-        pass
+    socket = await websocket_join(url, join_frame, ready_type)
 
     async def say(text: str) -> None:
         await socket.send(json.dumps({"type": "input", "text": text}))
@@ -108,39 +116,20 @@ async def _join_iroh(ticket: str, key: str, ready_type: str) -> Member:
 
 
 async def _join_sidequest(url: str, key: str, name: str) -> Member:
-    socket = await websockets.connect(f"{url.rstrip('/')}/ws?key={key}", max_size=None, max_queue=None)
-
-    async def send(kind: str, payload: dict) -> None:
-        await socket.send(json.dumps({"type": kind, "payload": payload, "player_id": ""}))
-
-    async def until(kind: str, **fields: object) -> None:
-        while True:
-            message = json.loads(await socket.recv())
-            payload = message["payload"]
-            if message["type"] == kind and all(payload.get(k) == v for k, v in fields.items()):
-                return
-
-    await send("SESSION_EVENT", {"event": "connect", "player_name": name, "genre": "coc7", "key": key})
-    answer = json.loads(await socket.recv())
-    if answer["payload"].get("event") == "ready":
+    client = await SideQuestClient.open(SimpleNamespace(ws_url=url), key)
+    answer = await client.joined(name, key)
+    if answer.get("event") == "ready":
         # Back with its character (an earlier workload made it): the story so far is
         # replayed, then the party's status; none of it is this workload's.
-        await until("PARTY_STATUS")
+        await client.expect("PARTY_STATUS", timeout=JOIN_TIMEOUT)
     else:
-        await until("CHARACTER_CREATION", scene_index=0)
-        for choice in (f"Hero{name}", "1", "A ferry pilot."):
-            await send("CHARACTER_CREATION", {"phase": "scene", "choice": choice})
-        await until("CHARACTER_CREATION", phase="confirmation")
-        await send("CHARACTER_CREATION", {"phase": "confirmation", "choice": "1"})
-        await until("NARRATION_END")  # the character (and the room's opening) told
-
-    async def say(text: str) -> None:
-        await send("PLAYER_ACTION", {"action": text})
+        await client.make_character(f"Hero{name}")
+        await client.expect("NARRATION_END", timeout=JOIN_TIMEOUT)  # the character (and opening) told
 
     async def recv() -> dict:
-        return json.loads(await socket.recv())
+        return await client.recv(READ_TIMEOUT)
 
-    return Member("sidequest", say, recv, socket.close)
+    return Member("sidequest", client.act, recv, client.close)
 
 
 _OTHERS_LINE = re.compile(r"^\S+: member \d+ line \d+$")

@@ -194,19 +194,22 @@ def _character_frame(character: Character, resources: list[dict], locale: str) -
     }
 
 
+def _locale_of(viewer: Viewer) -> str:
+    return viewer.locale if viewer.locale in LOCALES else LOCALES[0]
+
+
 def state_share(room: RoomRead, viewer: Viewer) -> tuple[str, bool, str]:
     """What of `viewer` its `build_state` of `room` depends on: viewers with the same
     share are shown the same frame. Their language and whether they keep the room, and
     who they are only when they own one of its characters (theirs is the `character`
     block and the `active` entry of the party)."""
-    locale = viewer.locale if viewer.locale in LOCALES else LOCALES[0]
     owns = any(sheet["owner"] == viewer.member_id for sheet in room.sheets)
-    return locale, viewer.is_keeper, viewer.member_id if owns else ""
+    return _locale_of(viewer), viewer.is_keeper, viewer.member_id if owns else ""
 
 
 def build_state(*, room: RoomRead, viewer: Viewer, online: Sequence[tuple[str, str]]) -> dict:
     """The `state` frame for one viewer. `online` lists (member_id, name) of connected members."""
-    locale = viewer.locale if viewer.locale in LOCALES else LOCALES[0]
+    locale = _locale_of(viewer)
     online_ids = {member_id for member_id, _name in online}
     frame = frames.state()
     party = []

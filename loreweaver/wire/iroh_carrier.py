@@ -272,8 +272,7 @@ class IrohConnection:
 
     async def send_text(self, text: str) -> None:
         """Write one control frame as a line."""
-        assert self._send is not None
-        await self._send.write_all(text.encode("utf-8") + b"\n")
+        await self.send_texts([text])
 
     async def send_texts(self, texts: list[str]) -> None:
         """Write control frames as lines, in one call into the stream: each call costs
