@@ -3,10 +3,16 @@
 Every turn ends in a commit, and a commit waits for the disk (SQLite with
 `synchronous=FULL`, Postgres with `synchronous_commit`). Turns of different rooms that
 queue for the process's one database thread while it is busy are run together in one
-transaction, each in its own savepoint, so the disk is waited for once per group
+transaction, so the disk is waited for once per group
 instead of once per turn. A turn's result is released only after the group's commit,
-so nothing is broadcast before it is durable; a turn that fails rolls back to its
-savepoint alone, and a failed commit fails every turn of the group.
+so nothing is broadcast before it is durable, and a failed commit fails every turn of
+the group.
+
+The turns of a group run one after another with no savepoint between them (a
+savepoint and its release were two more statements per turn, a twentieth of a
+turn's server work). A turn that fails takes the transaction with it: the group's
+other turns then run again, without it, each in its own savepoint, so the failed turn
+fails alone and is not run twice.
 
 A group that finds its connection dropped by Postgres before its commit was sent (a
 `pg_terminate_backend`, a restart, a failover: the kept connection's check cannot see a
@@ -14,7 +20,8 @@ drop Postgres has not finished saying) committed nothing, so it runs once more o
 connection instead of failing its turns. A drop during the commit itself is not run
 again: whether that commit landed cannot be known, and running it twice could store a
 line twice. What a turn keeps outside the transaction it keeps again when run again (a
-deleted character's copy for `.st undo`, in the cache: kept twice).
+deleted character's copy for `.st undo`, in the cache: kept twice), and what it
+decided afresh it decides again (its dice): nobody saw the first run.
 """
 
 from __future__ import annotations
@@ -44,26 +51,49 @@ def _dropped(began_on: Any) -> bool:
 def _run_once(group: list[Callable[[], Any]]) -> list[_Outcome] | None:
     """Run `group` in one transaction; one outcome per work, in order, or None when the
     connection was dropped before the commit was sent (nothing was committed)."""
+    results: list[Any] = []
+    began_on: Any = None
+    try:
+        with transaction.atomic():
+            began_on = connection.connection
+            for work in group:
+                results.append(work())
+    except Exception as failure:
+        if began_on is None or len(results) == len(group):  # not begun, or its commit failed
+            return [(False, failure)] * len(group)
+        if _dropped(began_on):
+            return None
+        if len(group) == 1:
+            return [(False, failure)]
+        # One turn failed, and the transaction with it: the others run again without it.
+        failed = len(results)
+        others = _run_apart(group[:failed] + group[failed + 1 :])
+        if others is not None:
+            others.insert(failed, (False, failure))
+        return others
+    return [(True, result) for result in results]
+
+
+def _run_apart(group: list[Callable[[], Any]]) -> list[_Outcome] | None:
+    """Run `group` in one transaction, each work in its own savepoint, so one that fails
+    undoes only itself; as `_run_once` answers."""
     outcomes: list[_Outcome] = []
     began_on: Any = None
     committing = False
     try:
         with transaction.atomic():
             began_on = connection.connection
-            if len(group) == 1:  # alone, its failure is the transaction's: no savepoint
-                outcomes.append((True, group[0]()))
-            else:
-                for work in group:
-                    try:
-                        with transaction.atomic():
-                            outcomes.append((True, work()))
-                    except Exception as failure:
-                        outcomes.append((False, failure))
-                # A failed work may have met a dropped connection: then no commit is sent.
-                if not all(succeeded for succeeded, _ in outcomes) and (
-                    _dropped(began_on) or not connection.is_usable()
-                ):
-                    raise _ConnectionLost
+            for work in group:
+                try:
+                    with transaction.atomic():
+                        outcomes.append((True, work()))
+                except Exception as failure:
+                    outcomes.append((False, failure))
+            # A failed work may have met a dropped connection: then no commit is sent.
+            if not all(succeeded for succeeded, _ in outcomes) and (
+                _dropped(began_on) or not connection.is_usable()
+            ):
+                raise _ConnectionLost
             committing = True
     except _ConnectionLost:
         return None

@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 import weakref
 from typing import Any
+
+from loreweaver.wire import redis_pipe
+from loreweaver.wire.redis_pipe import RedisPipe
 
 TURN_LEASE_TTL = 15
 # How long a drawn ticket's owner is remembered (a wait in the queue is far shorter).
@@ -348,12 +352,14 @@ class RedisStore(Store):
     def __init__(self, url: str, prefix: str) -> None:
         self._url = url
         self._prefix = f"{prefix}:coord:"
-        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, dict[str, Any]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._pipe_name = f"{prefix}-turns-{os.getpid()}"  # as Redis's CLIENT LIST shows it
+        self._per_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[Any, dict[str, Any], RedisPipe | None]
+        ] = weakref.WeakKeyDictionary()
 
-    def _connection(self) -> tuple[Any, dict[str, Any]]:
-        """This loop's client and its registered scripts, made on first use."""
+    def _connection(self) -> tuple[Any, dict[str, Any], RedisPipe | None]:
+        """This loop's client, its registered scripts and its pipe for the scripts (None
+        for a TLS URL), made on first use."""
         import redis.asyncio as aioredis  # loaded only on the hosted profile (start time)
 
         loop = asyncio.get_running_loop()
@@ -362,15 +368,21 @@ class RedisStore(Store):
             for closed in [other for other in list(self._per_loop) if other.is_closed()]:
                 self._per_loop.pop(closed, None)
             client = aioredis.from_url(self._url)
-            found = (client, {name: client.register_script(source) for name, source in _SCRIPTS.items()})
+            scripts = {name: client.register_script(source) for name, source in _SCRIPTS.items()}
+            pipe = RedisPipe(self._url, self._pipe_name) if redis_pipe.reachable(self._url) else None
+            found = (client, scripts, pipe)
             self._per_loop[loop] = found
         return found
 
     def _client(self) -> Any:
         return self._connection()[0]
 
-    def _script(self, name: str) -> Any:
-        return self._connection()[1][name]
+    async def _run(self, script: str, keys: list[str], args: list[Any]) -> Any:
+        """Run one of `_SCRIPTS` (through the pipe when there is one: `redis_pipe`)."""
+        _, scripts, pipe = self._connection()
+        if pipe is None:
+            return await scripts[script](keys=keys, args=args)
+        return await pipe.script(_SCRIPTS[script], keys, args)
 
     async def now(self) -> float:
         seconds, microseconds = await self._client().time()
@@ -381,15 +393,15 @@ class RedisStore(Store):
         return bool(await self._client().set(self._prefix + key, value, px=int(ttl * 1000), nx=True))
 
     async def unlock(self, key: str, token: str) -> bool:
-        return bool(await self._script("unlock")(keys=[self._prefix + key], args=[json.dumps(token)]))
+        return bool(await self._run("unlock", [self._prefix + key], [json.dumps(token)]))
 
     async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
         keys = [self._prefix + key for key in keys]
-        return bool(await self._script("take_tokens")(keys=keys, args=[burst, refill_seconds, ttl]))
+        return bool(await self._run("take_tokens", keys, [burst, refill_seconds, ttl]))
 
     async def draw_ticket(self, room_id: int, owner: str) -> int:
         keys = [f"{self._prefix}turn:{room_id}:next", f"{self._prefix}turn:{room_id}:owner:"]
-        return int(await self._script("draw_ticket")(keys=keys, args=[json.dumps(owner), TURN_OWNER_TTL]))
+        return int(await self._run("draw_ticket", keys, [json.dumps(owner), TURN_OWNER_TTL]))
 
     async def claim_turn(self, room_id: int, ticket: int, lease: dict) -> int | None:
         keys = [
@@ -397,7 +409,7 @@ class RedisStore(Store):
             for k in (f"mutex:turn:{room_id}", f"turn:{room_id}:serving", f"turn:{room_id}:lease")
         ]
         args = [ticket, json.dumps(lease), TURN_LEASE_TTL]
-        serving = int(await self._script("claim_turn")(keys=keys, args=args))
+        serving = int(await self._run("claim_turn", keys, args))
         return None if serving < 0 else serving
 
     async def release_turn(self, room_id: int, ticket: int) -> bool:
@@ -410,7 +422,7 @@ class RedisStore(Store):
                 f"turn:{room_id}:owner:{ticket}",
             )
         ]
-        return bool(await self._script("release_turn")(keys=keys, args=[ticket]))
+        return bool(await self._run("release_turn", keys, [ticket]))
 
     async def get(self, key: str) -> Any:
         raw = await self._client().get(self._prefix + key)
@@ -456,4 +468,6 @@ class RedisStore(Store):
         """Close this loop's client (the others belong to their own loops)."""
         found = self._per_loop.pop(asyncio.get_running_loop(), None)
         if found is not None:
+            if found[2] is not None:
+                found[2].close()
             await found[0].aclose()

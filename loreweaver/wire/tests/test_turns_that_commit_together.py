@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connections
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
 
 from loreweaver.wire.commits import committed
 from loreweaver.wire.tests.stored_lines import stored_texts
@@ -57,3 +58,48 @@ async def test_a_turn_alone_that_fails_leaves_nothing_behind():
     with pytest.raises(RuntimeError):
         await committed(stored_then_failed)
     assert await asyncio.to_thread(stored_texts) == []
+
+
+async def test_a_turn_that_failed_beside_others_is_not_run_again():
+    room = await sync_to_async(room_get_or_create)(name="beside")
+    runs: list[str] = []
+
+    def stored(text: str):
+        def turn() -> str:
+            runs.append(text)
+            return transcript_append(room=room, speaker="player", name="Ann", text=text).text
+
+        return turn
+
+    def failed() -> None:
+        runs.append("failed")
+        transcript_append(room=room, speaker="player", name="Bob", text="half a turn")
+        raise RuntimeError("the turn broke after writing")
+
+    outcomes = await asyncio.gather(
+        committed(stored("before")), committed(failed), committed(stored("after")), return_exceptions=True
+    )
+
+    assert outcomes[0] == "before" and outcomes[2] == "after"
+    assert isinstance(outcomes[1], RuntimeError)
+    assert runs.count("failed") == 1
+    assert await asyncio.to_thread(stored_texts) == ["before", "after"]
+
+
+async def test_turns_committed_together_cost_the_database_no_savepoint():
+    room = await sync_to_async(room_get_or_create)(name="plain")
+    statements = CaptureQueriesContext(connection)
+    await sync_to_async(statements.__enter__)()  # on the database thread, whose connection it is
+
+    def stored(text: str):
+        return lambda: transcript_append(room=room, speaker="player", name="Ann", text=text).text
+
+    try:
+        outcomes = await asyncio.gather(*(committed(stored(text)) for text in ("one", "two", "three")))
+    finally:
+        await sync_to_async(statements.__exit__)(None, None, None)
+    sent = await sync_to_async(lambda: [query["sql"] for query in statements.captured_queries])()
+
+    assert outcomes == ["one", "two", "three"]
+    assert len([sql for sql in sent if "INSERT" in sql]) == 3
+    assert [sql for sql in sent if "SAVEPOINT" in sql] == []

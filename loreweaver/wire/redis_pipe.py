@@ -1,0 +1,152 @@
+"""The turn queue's short way to Redis: one connection per event loop, any number of
+commands in flight on it, the replies matched to them in order.
+
+Every input runs four of the store's scripts (the rate limit, drawing, claiming and
+releasing the turn). Through redis-py's asyncio client each call takes a connection
+from the pool under a lock, counts it for its observability hooks, checks the
+connection, wraps the call in its retry and its timeouts, and gives the connection
+back the same way: about three quarters of a script call's CPU in this process, the
+same whatever the script does. Here a call is its packed command written to the
+socket and a future resolved when its reply is parsed (both by hiredis, in C).
+
+Nothing is retried: a call that meets a dropped connection fails (as redis-py's first
+call on a stale connection does after a Redis restart) and the next call connects
+again. The store's other commands, and the room bus, keep redis-py's client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import deque
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import hiredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+
+def reachable(url: str) -> bool:
+    """Whether a pipe can talk to `url`: plain TCP (`redis://`) or a Unix socket
+    (`unix://`). A TLS URL (`rediss://`) keeps redis-py's client for every command."""
+    return urlsplit(url).scheme in ("redis", "unix")
+
+
+class _Replies(asyncio.Protocol):
+    """One connection: commands written as they come, replies handed back in order."""
+
+    def __init__(self) -> None:
+        self._reader = hiredis.Reader()
+        self._waiting: deque[asyncio.Future] = deque()
+        self._transport: asyncio.Transport | None = None
+        self.lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        while (reply := self._reader.gets()) is not False:
+            future = self._waiting.popleft()
+            if future.done():  # its caller was cancelled: the reply is dropped
+                continue
+            if isinstance(reply, hiredis.ReplyError):
+                future.set_exception(ResponseError(str(reply)))
+            else:
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = RedisConnectionError(f"the connection to Redis was lost: {exc or 'closed'}")
+        while self._waiting:
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_exception(self.lost)
+
+    def send(self, args: tuple) -> asyncio.Future:
+        """Write one command; the future gets its reply."""
+        if self.lost is not None or self._transport is None:
+            raise self.lost or RedisConnectionError("not connected to Redis")
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        self._transport.write(hiredis.pack_command(args))
+        return future
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+class RedisPipe:
+    """Commands and scripts to the Redis at `url`, for one event loop, on a connection
+    named `name` (what Redis's `CLIENT LIST` shows)."""
+
+    def __init__(self, url: str, name: str) -> None:
+        self._url = urlsplit(url)
+        self._name = name
+        self._replies: _Replies | None = None
+        self._connecting: asyncio.Task | None = None
+        self._shas: dict[str, str] = {}
+
+    async def _connected(self) -> _Replies:
+        replies = self._replies
+        if replies is not None and replies.lost is None:
+            return replies
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.ensure_future(self._connect())
+        return await asyncio.shield(self._connecting)
+
+    async def _connect(self) -> _Replies:
+        loop = asyncio.get_running_loop()
+        url = self._url
+        try:
+            if url.scheme == "unix":
+                _, replies = await loop.create_unix_connection(_Replies, url.path)
+            else:
+                _, replies = await loop.create_connection(
+                    _Replies, url.hostname or "127.0.0.1", url.port or 6379
+                )
+        except OSError as exc:
+            raise RedisConnectionError(f"cannot reach Redis at {url.hostname}:{url.port}: {exc}") from exc
+        if url.password is not None:  # AUTH [username] password
+            await replies.send(("AUTH", *(unquote(part) for part in (url.username, url.password) if part)))
+        database = _database(url)
+        if database:
+            await replies.send(("SELECT", database))
+        await replies.send(("CLIENT", "SETNAME", self._name))
+        self._replies = replies
+        return replies
+
+    async def call(self, *args: Any) -> Any:
+        """One command's reply (a Redis error is raised as redis-py's `ResponseError`)."""
+        replies = await self._connected()
+        return await replies.send(args)
+
+    async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        """Run the Lua `source` by its digest; sent whole when Redis does not know it yet
+        (a first call, or a Redis restarted since)."""
+        sha = self._shas.get(source)
+        if sha is None:
+            sha = self._shas[source] = hashlib.sha1(source.encode()).hexdigest()
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await self.call("EVAL", source, len(keys), *keys, *args)
+
+    def close(self) -> None:
+        """Close the connection (calls in flight fail)."""
+        if self._replies is not None:
+            self._replies.close()
+
+
+def _database(url: Any) -> int:
+    """The database number of a `redis://host/N` or `unix://path?db=N` URL."""
+    for part in url.query.split("&"):
+        name, _, value = part.partition("=")
+        if name == "db" and value.isdigit():
+            return int(value)
+    path = url.path.strip("/") if url.scheme == "redis" else ""
+    return int(path) if path.isdigit() else 0
