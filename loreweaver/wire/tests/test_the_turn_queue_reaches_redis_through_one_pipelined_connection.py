@@ -35,9 +35,7 @@ async def test_many_inputs_at_once_use_one_connection_and_each_gets_its_own_answ
         # 60 members of 6 rooms typing at once: a burst of 3 each, so the fourth input of
         # a member is refused and no other member's is.
         buckets = [[f"member:{n}"] for n in range(60)]
-        answers = await asyncio.gather(
-            *(store.take_tokens(bucket, 3, 600, 1860) for bucket in buckets * 4)
-        )
+        answers = await asyncio.gather(*(store.take_tokens(bucket, 3, 600, 1860) for bucket in buckets * 4))
         tickets = await asyncio.gather(*(store.draw_ticket(room, "p") for room in [1, 2] * 50))
         named = _connections_named(f"{prefix}-turns-{os.getpid()}")
     finally:
