@@ -12,6 +12,8 @@ that the layer's own connection leaves out:
 - A subscription counts once Redis confirms it: `group_add` returns when messages
   published to the group from anywhere reach this process.
 - `group_send` answers how many processes the message reached (Redis's PUBLISH count).
+- Publishes go out on one pipelined connection per process (`redis_pipe.py`), not
+  through the pool's connections, one taken and given back per publish.
 - Its connections are named `<prefix>-bus-<pid>` (`CLIENT LIST` shows whose they are).
 
 This leans on names channels-redis keeps private, so the library is pinned exactly
@@ -55,6 +57,8 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from redis.retry import Retry
 
 from base import failpoints, metrics
+from loreweaver.wire import redis_pipe
+from loreweaver.wire.redis_pipe import RedisPipe
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +85,11 @@ class _Shard(RedisSingleShardConnection):
         self._confirming: dict[str, asyncio.Future] = {}
         self._lost = False
         self._awaiting_again: set[str] = set()
+        # Publishes go out through a pipe of their own (`redis_pipe.py`): one connection,
+        # any number in flight, none of the pool's own work per call (a TLS URL keeps
+        # redis-py's pool).
+        address = host["address"]
+        self._publisher = RedisPipe(address, client_name()) if redis_pipe.reachable(address) else None
 
     def _ensure_redis(self) -> None:
         if self._redis is None:
@@ -95,11 +104,18 @@ class _Shard(RedisSingleShardConnection):
 
     async def publish(self, channel: str, message: bytes) -> int:
         # Not under the shard's lock, as channels-redis publishes: publishes go out side
-        # by side over the pool's connections instead of one round trip at a time.
+        # by side instead of one round trip at a time.
+        if self._publisher is not None:
+            return await self._publisher.call("PUBLISH", channel, message)
         if self._redis is None:
             async with self._lock:
                 self._ensure_redis()
         return await self._redis.publish(channel, message)
+
+    async def flush(self) -> None:
+        await super().flush()
+        if self._publisher is not None:
+            self._publisher.close()
 
     async def subscribe(self, channel: str) -> None:
         if channel in self._subscribed_to:

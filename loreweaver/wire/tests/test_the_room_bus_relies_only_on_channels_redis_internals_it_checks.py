@@ -81,7 +81,7 @@ ATTRIBUTES = {
 # Public methods layer.py extends, calling the library's through super(): only their
 # signatures must stay.
 EXTENDED = {
-    SHARD: {"__init__": "(self, host, channel_layer)", "unsubscribe": "(self, channel)"},
+    SHARD: {"__init__": "(self, host, channel_layer)", "unsubscribe": "(self, channel)", "flush": "(self)"},
     LOOP_LAYER: {
         "__init__": "(self, hosts=None, prefix='asgi', on_disconnect=None, on_reconnect=None,"
         " channel_layer=None, **kwargs)"
