@@ -57,7 +57,6 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from redis.retry import Retry
 
 from base import failpoints, metrics
-from loreweaver.wire import redis_pipe
 from loreweaver.wire.redis_pipe import RedisPipe
 
 log = logging.getLogger(__name__)
@@ -86,10 +85,8 @@ class _Shard(RedisSingleShardConnection):
         self._lost = False
         self._awaiting_again: set[str] = set()
         # Publishes go out through a pipe of their own (`redis_pipe.py`): one connection,
-        # any number in flight, none of the pool's own work per call (a TLS URL keeps
-        # redis-py's pool).
-        address = host["address"]
-        self._publisher = RedisPipe(address, client_name()) if redis_pipe.reachable(address) else None
+        # any number in flight, none of the pool's own work per call.
+        self._publisher = RedisPipe(host["address"], client_name())
 
     def _ensure_redis(self) -> None:
         if self._redis is None:
@@ -105,17 +102,11 @@ class _Shard(RedisSingleShardConnection):
     async def publish(self, channel: str, message: bytes) -> int:
         # Not under the shard's lock, as channels-redis publishes: publishes go out side
         # by side instead of one round trip at a time.
-        if self._publisher is not None:
-            return await self._publisher.call("PUBLISH", channel, message)
-        if self._redis is None:
-            async with self._lock:
-                self._ensure_redis()
-        return await self._redis.publish(channel, message)
+        return await self._publisher.call("PUBLISH", channel, message)
 
     async def flush(self) -> None:
         await super().flush()
-        if self._publisher is not None:
-            self._publisher.close()
+        self._publisher.close()
 
     async def subscribe(self, channel: str) -> None:
         if channel in self._subscribed_to:

@@ -1,36 +1,42 @@
-"""The turn queue's short way to Redis: one connection per event loop, any number of
-commands in flight on it, the replies matched to them in order.
+"""A short way to Redis: one connection per event loop, any number of commands in
+flight on it, the replies matched to them in order. The coordination store
+(`stores.RedisStore`: presence, the rate limit, the turn queue) and the room bus's
+publishes (`layer.py`) use it; the bus's subscriptions keep redis-py's client.
 
 Every input runs four of the store's scripts (the rate limit, drawing, claiming and
 releasing the turn). Through redis-py's asyncio client each call takes a connection
 from the pool under a lock, counts it for its observability hooks, checks the
 connection, wraps the call in its retry and its timeouts, and gives the connection
 back the same way: about three quarters of a script call's CPU in this process, the
-same whatever the script does. Here a call is its packed command written to the
-socket and a future resolved when its reply is parsed (both by hiredis, in C).
+same whatever the script does; and the pool refuses a call past its hundredth in
+flight. Here a call is its packed command written to the socket and a future resolved
+when its reply is parsed (both by hiredis, in C). Replies are Redis's own (RESP2, as
+hiredis reads them): bytes, integers, lists, None.
 
 Nothing is retried: a call that meets a dropped connection fails (as redis-py's first
 call on a stale connection does after a Redis restart) and the next call connects
-again. The store's other commands, and the room bus, keep redis-py's client.
+again.
+
+URLs: `redis://[[user]:password@]host[:port][/db]`, `unix://path[?db=N]`, and
+`rediss://` for TLS, which checks the server's certificate and name against the
+system's authorities unless the URL says `ssl_cert_reqs=none`, or names its own
+authority with `ssl_ca_certs=<file>`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import ssl
 from collections import deque
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-
-def reachable(url: str) -> bool:
-    """Whether a pipe can talk to `url`: plain TCP (`redis://`) or a Unix socket
-    (`unix://`). A TLS URL (`rediss://`) keeps redis-py's client for every command."""
-    return urlsplit(url).scheme in ("redis", "unix")
+SCHEMES = ("redis", "rediss", "unix")
 
 
 class _Replies(asyncio.Protocol):
@@ -84,6 +90,8 @@ class RedisPipe:
 
     def __init__(self, url: str, name: str) -> None:
         self._url = urlsplit(url)
+        if self._url.scheme not in SCHEMES:
+            raise ValueError(f"a Redis URL starts with redis://, rediss:// or unix://, not {url!r}")
         self._name = name
         self._replies: _Replies | None = None
         self._connecting: asyncio.Task | None = None
@@ -104,8 +112,10 @@ class RedisPipe:
             if url.scheme == "unix":
                 _, replies = await loop.create_unix_connection(_Replies, url.path)
             else:
+                host = url.hostname or "127.0.0.1"
+                tls = _tls(url) if url.scheme == "rediss" else None
                 _, replies = await loop.create_connection(
-                    _Replies, url.hostname or "127.0.0.1", url.port or 6379
+                    _Replies, host, url.port or 6379, ssl=tls, server_hostname=host if tls else None
                 )
         except OSError as exc:
             raise RedisConnectionError(f"cannot reach Redis at {url.hostname}:{url.port}: {exc}") from exc
@@ -142,11 +152,20 @@ class RedisPipe:
             self._replies.close()
 
 
+def _tls(url: Any) -> ssl.SSLContext:
+    """The TLS context a `rediss://` URL asks for (see the module docstring)."""
+    options = parse_qs(url.query)
+    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs", [None])[0])
+    if options.get("ssl_cert_reqs", [""])[0].lower() == "none":
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 def _database(url: Any) -> int:
     """The database number of a `redis://host/N` or `unix://path?db=N` URL."""
-    for part in url.query.split("&"):
-        name, _, value = part.partition("=")
-        if name == "db" and value.isdigit():
-            return int(value)
-    path = url.path.strip("/") if url.scheme == "redis" else ""
+    chosen = parse_qs(url.query).get("db", [""])[0]
+    if chosen.isdigit():
+        return int(chosen)
+    path = url.path.strip("/") if url.scheme != "unix" else ""
     return int(path) if path.isdigit() else 0

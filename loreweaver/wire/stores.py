@@ -26,7 +26,6 @@ import time
 import weakref
 from typing import Any
 
-from loreweaver.wire import redis_pipe
 from loreweaver.wire.redis_pipe import RedisPipe
 
 TURN_LEASE_TTL = 15
@@ -321,6 +320,12 @@ if raw and cjson.decode(raw)['ticket'] == ticket then redis.call('DEL', KEYS[3])
 redis.call('DEL', KEYS[4])
 return 1
 """
+# KEYS: the counter. ARGV: its lifetime in seconds, from this count.
+_INCR_EXPIRE = """
+local value = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return value
+"""
 # KEYS: the lock. ARGV: the token (JSON, as written). Deletes only the holder's own lock.
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -334,63 +339,54 @@ _SCRIPTS = {
         ("claim_turn", _CLAIM_TURN),
         ("release_turn", _RELEASE_TURN),
         ("unlock", _UNLOCK),
+        ("incr_expire", _INCR_EXPIRE),
     )
 }
 
 
 class RedisStore(Store):
-    """Redis through its asyncio client, one client (a connection pool) per event loop.
+    """Redis through a pipe (`redis_pipe.py`), one per event loop.
 
-    A client belongs to the loop it was made on (its connections are that loop's), so
-    it is kept by the loop object itself, weakly: never by `id(loop)`, which a later
-    loop can reuse. A client's connections hold on to their loop, so the weak key
-    alone would not let go of a closed loop's; those are dropped whenever a loop makes
-    its client, and their sockets close as they are collected (a closed loop cannot
-    run the client's own close).
+    A pipe belongs to the loop it was made on (its connection is that loop's), so it is
+    kept by the loop object itself, weakly: never by `id(loop)`, which a later loop can
+    reuse. A pipe's connection holds on to its loop, so the weak key alone would not
+    let go of a closed loop's; those are dropped whenever a loop makes its pipe, and
+    their sockets close as they are collected (a closed loop cannot run the pipe's own
+    close).
     """
 
     def __init__(self, url: str, prefix: str) -> None:
         self._url = url
         self._prefix = f"{prefix}:coord:"
         self._pipe_name = f"{prefix}-turns-{os.getpid()}"  # as Redis's CLIENT LIST shows it
-        self._per_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[Any, dict[str, Any], RedisPipe | None]
-        ] = weakref.WeakKeyDictionary()
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RedisPipe] = (
+            weakref.WeakKeyDictionary()
+        )
 
-    def _connection(self) -> tuple[Any, dict[str, Any], RedisPipe | None]:
-        """This loop's client, its registered scripts and its pipe for the scripts (None
-        for a TLS URL), made on first use."""
-        import redis.asyncio as aioredis  # loaded only on the hosted profile (start time)
-
+    def _pipe(self) -> RedisPipe:
+        """This loop's pipe, made on first use."""
         loop = asyncio.get_running_loop()
-        found = self._per_loop.get(loop)
-        if found is None:
+        pipe = self._per_loop.get(loop)
+        if pipe is None:
             for closed in [other for other in list(self._per_loop) if other.is_closed()]:
                 self._per_loop.pop(closed, None)
-            client = aioredis.from_url(self._url)
-            scripts = {name: client.register_script(source) for name, source in _SCRIPTS.items()}
-            pipe = RedisPipe(self._url, self._pipe_name) if redis_pipe.reachable(self._url) else None
-            found = (client, scripts, pipe)
-            self._per_loop[loop] = found
-        return found
+            pipe = self._per_loop[loop] = RedisPipe(self._url, self._pipe_name)
+        return pipe
 
-    def _client(self) -> Any:
-        return self._connection()[0]
+    async def _call(self, *args: Any) -> Any:
+        return await self._pipe().call(*args)
 
     async def _run(self, script: str, keys: list[str], args: list[Any]) -> Any:
-        """Run one of `_SCRIPTS` (through the pipe when there is one: `redis_pipe`)."""
-        _, scripts, pipe = self._connection()
-        if pipe is None:
-            return await scripts[script](keys=keys, args=args)
-        return await pipe.script(_SCRIPTS[script], keys, args)
+        """Run one of `_SCRIPTS`."""
+        return await self._pipe().script(_SCRIPTS[script], keys, args)
 
     async def now(self) -> float:
-        seconds, microseconds = await self._client().time()
-        return seconds + microseconds / 1_000_000
+        seconds, microseconds = await self._call("TIME")
+        return int(seconds) + int(microseconds) / 1_000_000
 
     async def lock(self, key: str, token: str, ttl: float) -> bool:
         value = json.dumps(token)
-        return bool(await self._client().set(self._prefix + key, value, px=int(ttl * 1000), nx=True))
+        return await self._call("SET", self._prefix + key, value, "PX", int(ttl * 1000), "NX") is not None
 
     async def unlock(self, key: str, token: str) -> bool:
         return bool(await self._run("unlock", [self._prefix + key], [json.dumps(token)]))
@@ -425,49 +421,48 @@ class RedisStore(Store):
         return bool(await self._run("release_turn", keys, [ticket]))
 
     async def get(self, key: str) -> Any:
-        raw = await self._client().get(self._prefix + key)
+        raw = await self._call("GET", self._prefix + key)
         return None if raw is None else json.loads(raw)
 
     async def get_many(self, keys: list[str]) -> dict[str, Any]:
         if not keys:
             return {}
-        raws = await self._client().mget([self._prefix + k for k in keys])
+        raws = await self._call("MGET", *(self._prefix + k for k in keys))
         return {k: json.loads(r) for k, r in zip(keys, raws, strict=True) if r is not None}
 
     async def set(self, key: str, value: Any, ttl: int | None) -> None:
-        await self._client().set(self._prefix + key, json.dumps(value), ex=ttl)
+        expiry = () if ttl is None else ("EX", ttl)
+        await self._call("SET", self._prefix + key, json.dumps(value), *expiry)
 
     async def add(self, key: str, value: Any, ttl: int | None) -> bool:
-        return bool(await self._client().set(self._prefix + key, json.dumps(value), ex=ttl, nx=True))
+        expiry = () if ttl is None else ("EX", ttl)
+        return await self._call("SET", self._prefix + key, json.dumps(value), "NX", *expiry) is not None
 
     async def delete(self, key: str) -> None:
-        await self._client().delete(self._prefix + key)
+        await self._call("DEL", self._prefix + key)
 
     async def incr(self, key: str, ttl: int | None = None) -> int:
         if ttl is None:
-            return int(await self._client().incr(self._prefix + key))
-        async with self._client().pipeline(transaction=True) as pipe:
-            value, _ = await pipe.incr(self._prefix + key).expire(self._prefix + key, ttl).execute()
-        return int(value)
+            return int(await self._call("INCR", self._prefix + key))
+        return int(await self._run("incr_expire", [self._prefix + key], [ttl]))
 
     async def hash_set(self, key: str, values: dict[str, Any]) -> None:
         if values:
-            await self._client().hset(
-                self._prefix + key, mapping={f: json.dumps(v) for f, v in values.items()}
-            )
+            pairs = [part for field, value in values.items() for part in (field, json.dumps(value))]
+            await self._call("HSET", self._prefix + key, *pairs)
 
     async def hash_delete(self, key: str, fields: list[str]) -> None:
         if fields:
-            await self._client().hdel(self._prefix + key, *fields)
+            await self._call("HDEL", self._prefix + key, *fields)
 
     async def hash_all(self, key: str) -> dict[str, Any]:
-        raw = await self._client().hgetall(self._prefix + key)
-        return {field.decode(): json.loads(value) for field, value in raw.items()}
+        flat = await self._call("HGETALL", self._prefix + key)
+        return {
+            field.decode(): json.loads(value) for field, value in zip(flat[0::2], flat[1::2], strict=True)
+        }
 
     async def close(self) -> None:
-        """Close this loop's client (the others belong to their own loops)."""
-        found = self._per_loop.pop(asyncio.get_running_loop(), None)
-        if found is not None:
-            if found[2] is not None:
-                found[2].close()
-            await found[0].aclose()
+        """Close this loop's pipe (the others belong to their own loops)."""
+        pipe = self._per_loop.pop(asyncio.get_running_loop(), None)
+        if pipe is not None:
+            pipe.close()

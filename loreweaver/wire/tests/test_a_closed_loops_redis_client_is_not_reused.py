@@ -32,7 +32,7 @@ def test_a_client_made_for_a_loop_that_closed_is_not_reused_for_a_new_loop():
 
     async def use():
         await store.set("loop-check", 1, 60)
-        return store._client()
+        return store._pipe()
 
     first = weakref.ref(_on_a_new_loop(use))
     gc.collect()

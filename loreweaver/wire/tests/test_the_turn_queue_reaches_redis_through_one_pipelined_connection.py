@@ -1,19 +1,22 @@
-"""The hosted store's scripts (the rate limit and the turn queue: four per input) go to
-Redis on one connection per process, with any number of them in flight, each caller
-given its own reply (`loreweaver/wire/redis_pipe.py`; docs/performance.md, "The turn
-queue's way to Redis")."""
+"""The hosted store (presence, the rate limit and the turn queue: four scripts per
+input) talks to Redis on one connection per process, with any number of calls in
+flight, each caller given its own reply (`loreweaver/wire/redis_pipe.py`;
+docs/performance.md, "The turn queue's way to Redis")."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 import uuid
+from urllib.parse import urlsplit
 
 import pytest
 import redis
 from django.conf import settings
 
 from loreweaver.testing.servers import hosted_profile
+from loreweaver.wire import redis_pipe
 from loreweaver.wire.redis_pipe import RedisPipe
 from loreweaver.wire.stores import RedisStore
 
@@ -104,3 +107,16 @@ async def test_the_database_number_in_the_url_is_the_one_used():
     finally:
         pipe.close()
         redis.Redis.from_url(f"{base}/3").delete(f"{name}:where")
+
+
+def test_a_tls_url_checks_the_servers_certificate_unless_it_says_not_to():
+    checked = redis_pipe._tls(urlsplit("rediss://cache.example:6380/0"))
+    unchecked = redis_pipe._tls(urlsplit("rediss://cache.example:6380/0?ssl_cert_reqs=none"))
+
+    assert checked.verify_mode == ssl.CERT_REQUIRED and checked.check_hostname
+    assert unchecked.verify_mode == ssl.CERT_NONE and not unchecked.check_hostname
+
+
+def test_a_url_that_is_not_redis_is_refused_with_the_forms_that_are():
+    with pytest.raises(ValueError, match=r"redis://, rediss:// or unix://"):
+        RedisPipe("http://127.0.0.1:6379/0", "pipe")
