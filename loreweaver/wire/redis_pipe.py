@@ -119,12 +119,17 @@ class RedisPipe:
                 )
         except OSError as exc:
             raise RedisConnectionError(f"cannot reach Redis at {url.hostname}:{url.port}: {exc}") from exc
-        if url.password is not None:  # AUTH [username] password
-            await replies.send(("AUTH", *(unquote(part) for part in (url.username, url.password) if part)))
-        database = _database(url)
-        if database:
-            await replies.send(("SELECT", database))
-        await replies.send(("CLIENT", "SETNAME", self._name))
+        try:
+            if url.password is not None:  # AUTH [username] password
+                credentials = [unquote(part) for part in (url.username, url.password) if part]
+                await replies.send(("AUTH", *credentials))
+            database = _database(url)
+            if database:
+                await replies.send(("SELECT", database))
+            await replies.send(("CLIENT", "SETNAME", self._name))
+        except BaseException:  # a wrong password, say: the connection is not kept
+            replies.close()
+            raise
         self._replies = replies
         return replies
 
