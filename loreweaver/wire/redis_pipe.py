@@ -72,8 +72,9 @@ class _Replies(asyncio.Protocol):
 
     def send(self, args: tuple) -> asyncio.Future:
         """Write one command; the future gets its reply."""
-        if self.lost is not None or self._transport is None:
-            raise self.lost or RedisConnectionError("not connected to Redis")
+        if self.lost is not None:
+            raise self.lost
+        assert self._transport is not None  # set before the connection is handed out
         future = asyncio.get_running_loop().create_future()
         self._waiting.append(future)
         self._transport.write(hiredis.pack_command(args))
@@ -98,9 +99,7 @@ class RedisPipe:
         self._shas: dict[str, str] = {}
 
     async def _connected(self) -> _Replies:
-        replies = self._replies
-        if replies is not None and replies.lost is None:
-            return replies
+        """A connection, made now (or by the call already making one)."""
         if self._connecting is None or self._connecting.done():
             self._connecting = asyncio.ensure_future(self._connect())
         return await asyncio.shield(self._connecting)
@@ -135,7 +134,9 @@ class RedisPipe:
 
     async def call(self, *args: Any) -> Any:
         """One command's reply (a Redis error is raised as redis-py's `ResponseError`)."""
-        replies = await self._connected()
+        replies = self._replies
+        if replies is None or replies.lost is not None:
+            replies = await self._connected()
         return await replies.send(args)
 
     async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:

@@ -87,7 +87,7 @@ async def test_a_caller_who_gave_up_does_not_shift_the_answers_of_the_others():
         await pipe.call("SET", f"{name}:a", "first")
         slow = asyncio.ensure_future(pipe.call("BLPOP", f"{name}:empty", 0.2))
         behind = asyncio.ensure_future(pipe.call("GET", f"{name}:a"))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # both are written (the connection is up)
         slow.cancel()
         assert await asyncio.wait_for(behind, 5) == b"first"
         assert await pipe.call("GET", f"{name}:a") == b"first"
