@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, trans_real
 
 __all__ = ["LANGUAGES", "Refusal", "_", "active_locale", "say"]
 
@@ -29,8 +29,14 @@ def _(text: str) -> str:
 def say(locale: str | None, text: str, **values: object) -> str:
     """`text` (an English text marked with `_`) in `locale` (the server's when None),
     with `values` filled in."""
-    with translation.override(LANGUAGES.get(locale or settings.TRPG_LOCALE, "en")):
-        said = gettext(text)
+    language = LANGUAGES.get(locale or settings.TRPG_LOCALE, "en")
+    if text and settings.USE_I18N:
+        # The language's catalog asked directly, as `gettext` under `override` would ask
+        # it, without switching the thread's language twice: a turn says several texts.
+        said = trans_real.translation(language).gettext(text)
+    else:
+        with translation.override(language):
+            said = gettext(text)
     return said.format(**values) if values else said
 
 

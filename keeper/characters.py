@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models.options import Options
 from django.utils import timezone
 
 from base.i18n import Refusal, _, say
 from keeper import character_names
 from keeper.dice import roll_expression
-from keeper.models import Character
+from keeper.models import Character, TableSettings
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, Sheet, catalog
 from media_store.models import MediaKind
@@ -405,34 +406,50 @@ class KeyAtTheTable:
 
     member: KeyMember
     table_name: str
+    # The fields of the room's `TableSettings` asked for; None when none were, or the
+    # room has no settings yet.
+    settings: tuple | None = None
 
 
 @functools.cache
-def _key_at_the_table_sql() -> str:
-    keys, sheets = AccessKey._meta, Character._meta
-    key = {
-        field: keys.get_field(field).column for field in ("room", "member_id", "name", "role", "expires_at")
-    }
-    sheet = {field: sheets.get_field(field).column for field in ("room", "owner", "active", "name")}
+def _key_at_the_table_sql(settings_fields: tuple[str, ...]) -> str:
+    keys, sheets, table = AccessKey._meta, Character._meta, TableSettings._meta
+    key = _columns(keys, ("room", "member_id", "name", "role", "expires_at"))
+    sheet = _columns(sheets, ("room", "owner", "active", "name"))
+    chosen, settings_join = "", ""
+    if settings_fields:
+        # The settings row's key first: NULL when the room has none.
+        chosen = "".join(f", s.{column}" for column in _columns(table, ("id", *settings_fields)).values())
+        settings_join = (
+            f" LEFT JOIN {table.db_table} s ON s.{table.get_field('room').column} = k.{key['room']}"
+        )
     return (
-        f"SELECT k.{key['room']}, k.{key['member_id']}, k.{key['name']}, k.{key['role']}, c.{sheet['name']} "
-        f"FROM {keys.db_table} k LEFT JOIN {sheets.db_table} c ON c.{sheet['room']} = k.{key['room']} "
-        f"AND c.{sheet['owner']} = k.{key['member_id']} AND c.{sheet['active']} = %s "
+        f"SELECT k.{key['room']}, k.{key['member_id']}, k.{key['name']}, k.{key['role']}, c.{sheet['name']}"
+        f"{chosen} FROM {keys.db_table} k "
+        f"LEFT JOIN {sheets.db_table} c ON c.{sheet['room']} = k.{key['room']} "
+        f"AND c.{sheet['owner']} = k.{key['member_id']} AND c.{sheet['active']} = %s{settings_join} "
         f"WHERE k.{keys.pk.column} = %s AND (k.{key['expires_at']} IS NULL OR k.{key['expires_at']} > %s)"
     )
 
 
-def key_at_the_table(key_id: int) -> KeyAtTheTable | None:
+def _columns(meta: Options, fields: tuple[str, ...]) -> dict[str, str]:
+    return {field: meta.get_field(field).column for field in fields}
+
+
+def key_at_the_table(key_id: int, *, settings_fields: tuple[str, ...] = ()) -> KeyAtTheTable | None:
     """`rooms.services.key_member` and `table_name` in one query (every turn asks for
-    the first, every roll for the second); None once the key was deleted or expired."""
+    the first, every roll for the second); None once the key was deleted or expired.
+    With `settings_fields`, the same query also reads those fields of the room's
+    `TableSettings` (`KeyAtTheTable.settings`): a turn needs its room's rule too."""
     moment = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
-        cursor.execute(_key_at_the_table_sql(), [True, key_id, moment])
+        cursor.execute(_key_at_the_table_sql(settings_fields), [True, key_id, moment])
         found = cursor.fetchone()
     if found is None:
         return None
-    *member, character = found
-    return KeyAtTheTable(KeyMember(*member), character or member[2])
+    member, character, chosen = found[:4], found[4], found[5:]
+    settings = tuple(chosen[1:]) if chosen and chosen[0] is not None else None
+    return KeyAtTheTable(KeyMember(*member), character or member[2], settings)
 
 
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:

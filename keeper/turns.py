@@ -17,7 +17,7 @@ from base import frames
 from keeper import characters, chronicle, commands
 from keeper.chronicle import is_aside
 from keeper.kp import sample, stage
-from keeper.kp.keepers import turn_rule
+from keeper.kp.keepers import TURN_RULE_FIELDS, turn_rule_from
 from packs import hooks
 from packs import services as pack_services
 from rooms import selectors, services
@@ -61,7 +61,7 @@ def play_line(
     moved to another room): the command answered, or the line stored, with the
     chronicle and the hooks' part decided. `locale` is the caller's language; the
     room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
-    at_the_table = characters.key_at_the_table(key_id)
+    at_the_table = characters.key_at_the_table(key_id, settings_fields=TURN_RULE_FIELDS)
     if at_the_table is None or at_the_table.member.room_id != room_id:
         return None
     holder = at_the_table.member
@@ -69,9 +69,9 @@ def play_line(
     if sample.is_guided_action(text) and not demo_set_up:
         return LinePlayed(actor, guided=True)
     # Read here, not only at the connection: a `.language` from another process may
-    # not have reached this member's session yet. (The rule, with the language, is one
-    # read; a command changes the rule only for the lines after it.)
-    rule = turn_rule(room_id)
+    # not have reached this member's session yet. (The rule, with the language, is read
+    # with the key; a command changes the rule only for the lines after it.)
+    rule = turn_rule_from(at_the_table.settings)
     chosen = rule.language
     locale = chosen or locale
     # The chronicle is written in the room's language: the keepers' choice, else the server's.

@@ -66,16 +66,14 @@ class TurnRule:
     language: str = ""
 
 
-def turn_rule(room_id: int) -> TurnRule:
-    """The room's `TurnRule`, in one plain query (every line of play asks)."""
-    meta = TableSettings._meta
-    fields = ("bot", "turn_mode", "round_seconds", "language")
-    columns = ", ".join(meta.get_field(name).column for name in fields)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns} FROM {meta.db_table} WHERE {meta.get_field('room').column} = %s", [room_id]
-        )
-        chosen = cursor.fetchone()
+# The `TableSettings` fields a `TurnRule` is read from, in `turn_rule_from`'s order.
+TURN_RULE_FIELDS = ("bot", "turn_mode", "round_seconds", "language")
+
+
+def turn_rule_from(chosen: tuple | None) -> TurnRule:
+    """The `TurnRule` of a room whose settings' `TURN_RULE_FIELDS` are `chosen` (None:
+    the room has no settings yet). Every line of play reads them with its key
+    (`keeper.characters.key_at_the_table`)."""
     if chosen is None:
         return TurnRule()
     return TurnRule(bool(chosen[0]), chosen[1] == "structured", int(chosen[2]), chosen[3] or "")
