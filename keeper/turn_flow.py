@@ -20,7 +20,7 @@ from keeper.turn_hooks import TurnHooks
 from keeper.turns import Actor
 from packs import hooks
 from rooms import services
-from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.models import Audience, Speaker, TranscriptEntry, TurnEvent
 
 
 async def start_sample_adventure(room_id: int, actor: Actor, text: str) -> bool:
@@ -39,7 +39,7 @@ def keep_narration(room_id: int, text: str, frame_id: str | None = None) -> Tran
     """Store a line of the Keeper's (markdown): its streamed reply, or what the hooks
     narrated."""
     return services.transcript_append(
-        room=Room(pk=room_id), speaker=Speaker.KEEPER, text=text, text_format="markdown", frame_id=frame_id
+        room=room_id, speaker=Speaker.KEEPER, text=text, text_format="markdown", frame_id=frame_id
     )
 
 
@@ -49,7 +49,7 @@ def keep_keeper_events(
     """Store the events of a Keeper's step (each frame, and whether only keepers see it)
     and tell `seen` what the table saw of them: hidden rolls, public rolls, NPCs' lines."""
     recorded = services.turn_events_record(
-        room=Room(pk=room_id),
+        room=room_id,
         events=[(frame, Audience.KEEPERS if hidden else Audience.EVERYONE, "") for frame, hidden in events],
     )
     for event in recorded:

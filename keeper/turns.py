@@ -21,7 +21,7 @@ from keeper.kp.keepers import TURN_RULE_FIELDS, turn_rule_from
 from packs import hooks
 from packs import services as pack_services
 from rooms import selectors, services
-from rooms.models import Audience, Room, Speaker, TranscriptEntry, TurnEvent
+from rooms.models import Audience, Speaker, TranscriptEntry, TurnEvent
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def record_answer(room_id: int, reply: commands.CommandReply) -> TurnEvent | Non
     reloaded page is told it again (`rooms.selectors.replay_for`). None for a reply only
     the caller sees, which is never kept."""
     line = _answer_line(reply)
-    return services.turn_event_record(room=Room(pk=room_id), frame=line) if line else None
+    return services.turn_event_record(room=room_id, frame=line) if line else None
 
 
 def _answer_line(reply: commands.CommandReply) -> dict | None:
@@ -189,7 +189,7 @@ def _store_line(room_id: int, actor: Actor, text: str, *, bot: bool) -> Transcri
     Keeper's narration; otherwise every line is a player's."""
     narrates = actor.role == "keeper" and not bot
     return services.transcript_append(
-        room=Room(pk=room_id),
+        room=room_id,
         speaker=Speaker.KEEPER if narrates else Speaker.PLAYER,
         name=actor.name,
         member_id=actor.member_id,
@@ -209,4 +209,4 @@ def _record_events(
     ]
     if answer is not None:
         events.append((answer, Audience.EVERYONE, ""))
-    return services.turn_events_record(room=Room(pk=room_id), events=events)
+    return services.turn_events_record(room=room_id, events=events)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime
 import functools
+import os
 import re
 import tomllib
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -413,13 +413,19 @@ def keys_export_toml(path: Path) -> int:
 
 
 def new_frame_id() -> str:
-    """A fresh id for a broadcast line; the same line keeps it for every recipient."""
-    return uuid.uuid4().hex
+    """A fresh id for a broadcast line; the same line keeps it for every recipient: a
+    random UUID's 32 hex digits, as `uuid.uuid4().hex` writes them."""
+    # The version and variant bits set by hand: a turn draws two or three ids, and the
+    # UUID object cost more than the random bytes.
+    drawn = bytearray(os.urandom(16))
+    drawn[6] = drawn[6] & 0x0F | 0x40
+    drawn[8] = drawn[8] & 0x3F | 0x80
+    return drawn.hex()
 
 
 def transcript_append(
     *,
-    room: Room,
+    room: Room | int,
     speaker: str,
     text: str,
     name: str = "",
@@ -427,13 +433,14 @@ def transcript_append(
     text_format: str = "plain",
     frame_id: str | None = None,
 ) -> TranscriptEntry:
-    """Store one story line; committed before it is broadcast, so nothing acknowledged is lost."""
+    """Store one story line in `room` (the room or its id); committed before it is
+    broadcast, so nothing acknowledged is lost."""
     if speaker not in Speaker.values:
         raise ValueError(f"unknown speaker {speaker!r}")
     # One plain statement: every line of play is stored, and the ORM's building of the
     # INSERT cost more than running it.
     row = {
-        "room_id": room.pk,
+        "room_id": _room_id(room),
         "frame_id": frame_id or new_frame_id(),
         "speaker": speaker,
         "name": name,
@@ -449,11 +456,31 @@ def transcript_append(
     return _as_stored(TranscriptEntry, row)
 
 
+def _room_id(room: Room | int) -> int:
+    # A turn knows only its room's id: a `Room` made for it cost more than its insert.
+    return room if isinstance(room, int) else room.pk
+
+
 def _as_stored(model: type[models.Model], row: dict) -> models.Model:
-    """The instance of `model` that the database row `row` (by attribute name) loads
-    as: built the way Django loads a row, which is cheaper than naming each field."""
-    names = _row_names(model)
-    return model.from_db(connection.alias, names, [row[name] for name in names])
+    """The instance of `model` that the database row `row` (by attribute name, every
+    column) loads as. A turn builds two or three: without `Model.__init__` when no
+    receiver listens for the model's instances being made, which is cheaper."""
+    if _init_heard(model):
+        names = _row_names(model)
+        return model.from_db(connection.alias, names, [row[name] for name in names])
+    stored = model.__new__(model)
+    stored.__dict__.update({name: row[name] for name in _row_names(model)})
+    stored._state = models.base.ModelState()
+    stored._state.adding = False
+    stored._state.db = connection.alias
+    return stored
+
+
+@functools.cache
+def _init_heard(model: type[models.Model]) -> bool:
+    """Whether something listens for `model`'s instances being made (an image field's
+    dimensions, say); asked once, after every app connected its receivers."""
+    return models.signals.pre_init.has_listeners(model) or models.signals.post_init.has_listeners(model)
 
 
 @functools.cache
@@ -489,21 +516,22 @@ def _turn_event_insert(rows: int) -> str:
     )
 
 
-def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
-    """Record a turn's dice/npc frames, each `(frame, audience, member_id)`, right after
-    the transcript line they followed live (the room's latest, at the time of the insert),
-    in the order given."""
+def turn_events_record(*, room: Room | int, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
+    """Record a turn's dice/npc frames in `room` (the room or its id), each `(frame,
+    audience, member_id)`, right after the transcript line they followed live (the
+    room's latest, at the time of the insert), in the order given."""
     if not events:
         return []
     # One plain statement for them all, anchors included: every roll is a turn event, and
     # the ORM's building of the queries cost more than running them.
     frame_field = TurnEvent._meta.get_field("frame")
+    room_id = _room_id(room)
     created = timezone.now()
     now = connection.ops.adapt_datetimefield_value(created)
     values: list[object] = []
     for frame, audience, member_id in events:
         stored = frame_field.get_db_prep_save(frame, connection)
-        values += [room.pk, room.pk, stored, audience, member_id, now]
+        values += [room_id, room_id, stored, audience, member_id, now]
     with connection.cursor() as cursor:
         cursor.execute(_turn_event_insert(len(events)), values)
         # Ids are drawn row by row, in the order of the values.
@@ -513,7 +541,7 @@ def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> li
             TurnEvent,
             {
                 "id": event_id,
-                "room_id": room.pk,
+                "room_id": room_id,
                 "anchor_id": anchor_id,
                 "frame": frame,
                 "audience": audience,
@@ -526,7 +554,7 @@ def turn_events_record(*, room: Room, events: list[tuple[dict, str, str]]) -> li
 
 
 def turn_event_record(
-    *, room: Room, frame: dict, audience: str = Audience.EVERYONE, member_id: str = ""
+    *, room: Room | int, frame: dict, audience: str = Audience.EVERYONE, member_id: str = ""
 ) -> TurnEvent:
     """Record one dice/npc frame right after the transcript line it followed live."""
     return turn_events_record(room=room, events=[(frame, audience, member_id)])[0]
