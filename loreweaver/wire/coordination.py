@@ -409,9 +409,6 @@ class Coordination:
         delay = 0.002 if self.on_release is None else 0.05
         try:
             while True:
-                # `id` tells this turn's lease from a later one of the same number (a
-                # store that lost its data counts tickets from 1 again).
-                lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID, "id": uuid.uuid4().hex[:12]}
                 woken.clear()
                 if local in self._holding or min(waiters) < ticket:
                     # The turn is held here, or an earlier ticket here waits for it: a
@@ -421,6 +418,9 @@ class Coordination:
                         await on_queued()
                     await woken.wait()
                     continue
+                # `id` tells this turn's lease from a later one of the same number (a
+                # store that lost its data counts tickets from 1 again).
+                lease = {"ticket": ticket, "actor": actor, "process": PROCESS_ID, "id": os.urandom(6).hex()}
                 serving = await self.store.claim_turn(room_id, ticket, lease)
                 if serving == ticket:
                     claimed = True

@@ -233,8 +233,8 @@ class RoomMemoryLayer(InMemoryChannelLayer):
         super().__init__(capacity=capacity, group_expiry=10 * 365 * 86400, **kwargs)
 
     async def send(self, channel: str, message: dict) -> None:
-        assert isinstance(message, dict) and self.valid_channel_name(channel)
-        queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
+        assert isinstance(message, dict)
+        queue = self._channel_queue(channel)
         if queue.full():
             raise ChannelFull(channel)
         queue.put_nowait((time.time() + self.expiry, message))
@@ -243,7 +243,7 @@ class RoomMemoryLayer(InMemoryChannelLayer):
         # As the in-memory layer receives, without sweeping every channel and group for
         # expired entries on each message (nothing here expires), and keeping the queue
         # while its reader reads: it goes when the reader stops (a room left).
-        queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
+        queue = self._channel_queue(channel)
         try:
             _expires, message = await queue.get()
         except asyncio.CancelledError:
@@ -252,9 +252,17 @@ class RoomMemoryLayer(InMemoryChannelLayer):
             raise
         return message
 
+    def _channel_queue(self, channel: str) -> asyncio.Queue:
+        """The channel's queue, made (its name checked) on first use only: every message
+        of a room passes here twice."""
+        queue = self.channels.get(channel)
+        if queue is None:
+            self.require_valid_channel_name(channel)
+            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
+        return queue
+
     async def group_send(self, group: str, message: dict) -> int:
         """Send to every channel of the group; how many it reached."""
-        assert self.valid_group_name(group)
         channels = list(self.groups.get(group, {}))
         for channel in channels:
             try:
