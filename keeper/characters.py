@@ -15,11 +15,13 @@ from django.utils import timezone
 from base.i18n import Refusal, _, say
 from keeper import character_names
 from keeper.dice import roll_expression
-from keeper.models import Character, TableSettings
+from keeper.models import Character, Story, TableSettings
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, Sheet, catalog
 from media_store.models import MediaKind
 from media_store.services import MediaError, find
+from packs import hook_cache
+from packs.services import hook_scripts_exist_sql
 from rooms.models import AccessKey
 from rooms.services import KeyMember
 
@@ -409,11 +411,16 @@ class KeyAtTheTable:
     # The fields of the room's `TableSettings` asked for; None when none were, or the
     # room has no settings yet.
     settings: tuple | None = None
+    # The story's (scene, clock minutes) when asked for: ("", None) when it has none.
+    story: tuple[str, int | None] | None = None
+    # When asked whether the room has hook scripts and it has none: this thread's
+    # `hook_cache.changes_here()` as it was read (`room_hook_scripts(none_as_of=)`).
+    hooks_none_as_of: int | None = None
 
 
 @functools.cache
-def _key_at_the_table_sql(settings_fields: tuple[str, ...]) -> str:
-    keys, sheets, table = AccessKey._meta, Character._meta, TableSettings._meta
+def _key_at_the_table_sql(settings_fields: tuple[str, ...], with_story: bool, with_hooks: bool) -> str:
+    keys, sheets, table, story = AccessKey._meta, Character._meta, TableSettings._meta, Story._meta
     key = _columns(keys, ("room", "member_id", "name", "role", "expires_at"))
     sheet = _columns(sheets, ("room", "owner", "active", "name"))
     chosen, settings_join = "", ""
@@ -423,6 +430,14 @@ def _key_at_the_table_sql(settings_fields: tuple[str, ...]) -> str:
         settings_join = (
             f" LEFT JOIN {table.db_table} s ON s.{table.get_field('room').column} = k.{key['room']}"
         )
+    if with_story:
+        # The story's key first: NULL when the room has none.
+        chosen += "".join(f", t.{column}" for column in _columns(story, STORY_FIELDS).values())
+        settings_join += (
+            f" LEFT JOIN {story.db_table} t ON t.{story.get_field('room').column} = k.{key['room']}"
+        )
+    if with_hooks:
+        chosen += f", {hook_scripts_exist_sql('k.' + key['room'])}"
     return (
         f"SELECT k.{key['room']}, k.{key['member_id']}, k.{key['name']}, k.{key['role']}, c.{sheet['name']}"
         f"{chosen} FROM {keys.db_table} k "
@@ -432,24 +447,42 @@ def _key_at_the_table_sql(settings_fields: tuple[str, ...]) -> str:
     )
 
 
+# The `Story` fields a turn reads with its key (`key_at_the_table`), after the story's id.
+STORY_FIELDS = ("id", "scene_name", "clock_minutes")
+
+
 def _columns(meta: Options, fields: tuple[str, ...]) -> dict[str, str]:
     return {field: meta.get_field(field).column for field in fields}
 
 
-def key_at_the_table(key_id: int, *, settings_fields: tuple[str, ...] = ()) -> KeyAtTheTable | None:
+def key_at_the_table(
+    key_id: int, *, settings_fields: tuple[str, ...] = (), with_story: bool = False, with_hooks: bool = False
+) -> KeyAtTheTable | None:
     """`rooms.services.key_member` and `table_name` in one query (every turn asks for
     the first, every roll for the second); None once the key was deleted or expired.
     With `settings_fields`, the same query also reads those fields of the room's
-    `TableSettings` (`KeyAtTheTable.settings`): a turn needs its room's rule too."""
+    `TableSettings` (`KeyAtTheTable.settings`): a turn needs its room's rule too; with
+    `with_story`, the story's scene and clock (`KeyAtTheTable.story`), which a line of
+    play leaves as they were for its chronicle entry; with `with_hooks`, whether the
+    room has any hook script (`KeyAtTheTable.hooks_none_as_of`)."""
     moment = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
-        cursor.execute(_key_at_the_table_sql(settings_fields), [True, key_id, moment])
+        changes_before = hook_cache.changes_here()
+        cursor.execute(_key_at_the_table_sql(settings_fields, with_story, with_hooks), [True, key_id, moment])
         found = cursor.fetchone()
     if found is None:
         return None
-    member, character, chosen = found[:4], found[4], found[5:]
-    settings = tuple(chosen[1:]) if chosen and chosen[0] is not None else None
-    return KeyAtTheTable(KeyMember(*member), character or member[2], settings)
+    member, character, rest = found[:4], found[4], found[5:]
+    settings = None
+    if settings_fields:
+        chosen, rest = rest[: len(settings_fields) + 1], rest[len(settings_fields) + 1 :]
+        settings = tuple(chosen[1:]) if chosen[0] is not None else None
+    story = None
+    if with_story:
+        story = (rest[1] or "", rest[2]) if rest[0] is not None else ("", None)
+        rest = rest[len(STORY_FIELDS) :]
+    hooks_none_as_of = changes_before if with_hooks and not rest[0] else None
+    return KeyAtTheTable(KeyMember(*member), character or member[2], settings, story, hooks_none_as_of)
 
 
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:

@@ -157,18 +157,28 @@ def server_language() -> str:
     return settings.TRPG_LOCALE
 
 
-def record(room_id: int, turn: Turn, *, last_line_id: int | None = None, language: str = "") -> None:
+def record(
+    room_id: int,
+    turn: Turn,
+    *,
+    last_line_id: int | None = None,
+    language: str = "",
+    story: tuple[str, int | None] | None = None,
+) -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
-    the turn left them (`last_line_id`: the turn's last transcript line, when the
-    caller knows it). Rolls and the clock are written in the room's language
-    (`language`, when the caller has just read it)."""
+    the turn left them (`story`, (scene, clock minutes), when the caller read them in
+    the turn's transaction after the last change it made; `last_line_id`: the turn's
+    last transcript line, when the caller knows it). Rolls and the clock are written in
+    the room's language (`language`, when the caller has just read it)."""
     # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
-    story, lines, entries, table = (
+    stories, lines, entries, table = (
         model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
     )
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT scene_name, clock_minutes FROM {story} WHERE room_id = %s", [room_id])
-        scene, minutes = cursor.fetchone() or ("", None)
+        if story is None:
+            cursor.execute(f"SELECT scene_name, clock_minutes FROM {stories} WHERE room_id = %s", [room_id])
+            story = cursor.fetchone() or ("", None)
+        scene, minutes = story
         locale = language or _language(cursor, table, room_id)
         if last_line_id is None:
             cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])

@@ -18,7 +18,7 @@ from keeper import characters, chronicle, commands
 from keeper.chronicle import is_aside
 from keeper.kp import sample, stage
 from keeper.kp.keepers import TURN_RULE_FIELDS, turn_rule_from
-from packs import hooks
+from packs import hook_cache, hooks
 from packs import services as pack_services
 from rooms import selectors, services
 from rooms.models import Audience, Speaker, TranscriptEntry, TurnEvent
@@ -61,7 +61,16 @@ def play_line(
     moved to another room): the command answered, or the line stored, with the
     chronicle and the hooks' part decided. `locale` is the caller's language; the
     room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
-    at_the_table = characters.key_at_the_table(key_id, settings_fields=TURN_RULE_FIELDS)
+    # A line of play that is no command leaves the story as it is: its chronicle entry
+    # takes the scene and the clock read here, with the key.
+    # Where the hook scripts are not kept between turns, whether the room has any is
+    # read with the key too (most rooms have none, and then none are read).
+    at_the_table = characters.key_at_the_table(
+        key_id,
+        settings_fields=TURN_RULE_FIELDS,
+        with_story=commands.command_word(text) is None,
+        with_hooks=not hook_cache.kept_here(),
+    )
     if at_the_table is None or at_the_table.member.room_id != room_id:
         return None
     holder = at_the_table.member
@@ -87,11 +96,12 @@ def play_line(
     reply = commands.dispatch(text, caller)
     if reply is not None:
         # As the command left it (`.language`).
-        return _command_played(room_id, actor, caller, text, reply, reply.room_language or written_in)
+        written_in = reply.room_language or written_in
+        return _command_played(room_id, actor, caller, text, reply, written_in, at_the_table.hooks_none_as_of)
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
         return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
     played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
-    played.hook_scripts = pack_services.room_hook_scripts(room_id)
+    played.hook_scripts = pack_services.room_hook_scripts(room_id, none_as_of=at_the_table.hooks_none_as_of)
     if rule.bot:
         played.keeper_locale = locale
         if rule.structured:
@@ -102,7 +112,9 @@ def play_line(
         assert played.entry is not None
         narrated = played.entry.speaker == Speaker.KEEPER
         said = chronicle.Turn(actor.name, "", text) if narrated else chronicle.Turn(actor.name, text)
-        chronicle.record(room_id, said, last_line_id=played.entry.id, language=written_in)
+        chronicle.record(
+            room_id, said, last_line_id=played.entry.id, language=written_in, story=at_the_table.story
+        )
         played.settled = True
     return played
 
@@ -124,6 +136,7 @@ def _command_played(
     text: str,
     reply: commands.CommandReply,
     written_in: str,
+    hooks_none_as_of: int | None,
 ) -> LinePlayed:
     # The rolls and the answer the table sees after them, kept in one statement.
     answer = _answer_line(reply)
@@ -132,7 +145,8 @@ def _command_played(
     played = LinePlayed(actor, reply=reply, events=events, answer=recorded[-1] if answer else None)
     rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
-        played.hook_scripts = pack_services.room_hook_scripts(room_id)
+        # The room had none when the turn began, unless the command wrote some.
+        played.hook_scripts = pack_services.room_hook_scripts(room_id, none_as_of=hooks_none_as_of)
     if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
         hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
         # The chronicle is in the room's language: a reply in another one is left to

@@ -38,6 +38,7 @@ GENERATION_KEY = "packs:hook-scripts-generation"
 TTL_SECONDS = 5.0
 
 _lock = threading.Lock()
+_written = threading.local()
 # room id -> (generation, monotonic time read, scripts)
 _kept: dict[int, tuple[int, float, list]] = {}
 
@@ -83,8 +84,23 @@ def scripts(room_id: int, read: Callable[[int], list]) -> list:
 
 def changed() -> None:
     """The hook scripts of some room may have changed: once the transaction commits
-    (at once outside one), every process reads them again."""
+    (at once outside one), every process reads them again; this thread's
+    `changes_here` counts the change at once."""
+    _written.count = changes_here() + 1
     transaction.on_commit(_bump)
+
+
+def changes_here() -> int:
+    """How many writes this thread has made that may have changed some room's hook
+    scripts: a turn that learnt its room has none goes on knowing it only while this
+    stays the same (`packs.services.room_hook_scripts`)."""
+    return getattr(_written, "count", 0)
+
+
+def kept_here() -> bool:
+    """Whether this process keeps the scripts between turns (where the cache is its own
+    memory); elsewhere each turn reads them, unless it knows its room has none."""
+    return _kept_here()
 
 
 def _bump() -> None:

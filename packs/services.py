@@ -383,11 +383,28 @@ def card_file(ref: str) -> tuple[str, bytes] | None:
 _scripts: dict[str, str] = {}
 
 
-def room_hook_scripts(room_id: int) -> list[hooks.Script]:
+def room_hook_scripts(room_id: int, *, none_as_of: int | None = None) -> list[hooks.Script]:
     """The hook scripts that run in the room: each `hooks.js` of the packs on in it (in
     the order they were turned on), then the scripts world cards brought. Kept between
-    turns until a write may have changed them (`packs/hook_cache.py`)."""
+    turns until a write may have changed them (`packs/hook_cache.py`). `none_as_of`:
+    this transaction found the room without any (`hook_scripts_exist_sql`) when this
+    thread's `hook_cache.changes_here()` read that number; none is read again unless
+    the thread wrote to some room's scripts since."""
+    if none_as_of is not None and none_as_of == hook_cache.changes_here():
+        return []
     return hook_cache.scripts(room_id, _read_hook_scripts)
+
+
+def hook_scripts_exist_sql(room_column: str) -> str:
+    """An SQL expression true when the room whose id is in `room_column` has any hook
+    script (`room_hook_scripts`): a turn reads it with its key where the scripts are
+    not kept between turns, and most rooms have none to read."""
+    files, links, cards = (model._meta.db_table for model in (PackFile, RoomPack, RoomHook))
+    return (
+        f"(EXISTS (SELECT 1 FROM {files} file JOIN {links} link ON link.pack_id = file.pack_id "
+        f"WHERE link.room_id = {room_column} AND file.path LIKE '%%hooks.js') "
+        f"OR EXISTS (SELECT 1 FROM {cards} hook WHERE hook.room_id = {room_column}))"
+    )
 
 
 def _read_hook_scripts(room_id: int) -> list[hooks.Script]:
