@@ -12,7 +12,10 @@ Only where the cache is the process's own memory (the embedded profile): there a
 it is nearly free and saves a query of SQLite. Where the cache is shared (Redis on the
 hosted profile) asking it whether anything changed costs a round trip and more CPU than
 Postgres takes to answer the query itself (measured under `bench/fanout.py`), so the
-scripts are read every time and every process sees a change at its next turn.
+scripts are read every time and every process sees a change at its next turn; only a
+turn that learnt with its key that its room has none (`keeper.characters.key_at_the_table`,
+in the same transaction) reads none, unless its own thread wrote to some room's scripts
+since (`changes_here`).
 
 A writer in another process that shares no cache with the server (the embedded
 profile's `manage.py pack remove` beside a running server) bumps only its own; kept
