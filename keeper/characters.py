@@ -423,26 +423,22 @@ def _key_at_the_table_sql(settings_fields: tuple[str, ...], with_story: bool, wi
     keys, sheets, table, story = AccessKey._meta, Character._meta, TableSettings._meta, Story._meta
     key = _columns(keys, ("room", "member_id", "name", "role", "expires_at"))
     sheet = _columns(sheets, ("room", "owner", "active", "name"))
-    chosen, settings_join = "", ""
+    chosen, joins = "", ""
     if settings_fields:
         # The settings row's key first: NULL when the room has none.
         chosen = "".join(f", s.{column}" for column in _columns(table, ("id", *settings_fields)).values())
-        settings_join = (
-            f" LEFT JOIN {table.db_table} s ON s.{table.get_field('room').column} = k.{key['room']}"
-        )
+        joins = f" LEFT JOIN {table.db_table} s ON s.{table.get_field('room').column} = k.{key['room']}"
     if with_story:
         # The story's key first: NULL when the room has none.
         chosen += "".join(f", t.{column}" for column in _columns(story, STORY_FIELDS).values())
-        settings_join += (
-            f" LEFT JOIN {story.db_table} t ON t.{story.get_field('room').column} = k.{key['room']}"
-        )
+        joins += f" LEFT JOIN {story.db_table} t ON t.{story.get_field('room').column} = k.{key['room']}"
     if with_hooks:
         chosen += f", {hook_scripts_exist_sql('k.' + key['room'])}"
     return (
         f"SELECT k.{key['room']}, k.{key['member_id']}, k.{key['name']}, k.{key['role']}, c.{sheet['name']}"
         f"{chosen} FROM {keys.db_table} k "
         f"LEFT JOIN {sheets.db_table} c ON c.{sheet['room']} = k.{key['room']} "
-        f"AND c.{sheet['owner']} = k.{key['member_id']} AND c.{sheet['active']} = %s{settings_join} "
+        f"AND c.{sheet['owner']} = k.{key['member_id']} AND c.{sheet['active']} = %s{joins} "
         f"WHERE k.{keys.pk.column} = %s AND (k.{key['expires_at']} IS NULL OR k.{key['expires_at']} > %s)"
     )
 

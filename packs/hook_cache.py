@@ -62,8 +62,10 @@ def _generation() -> int:
     return int(found) if found is not None else -1
 
 
-def _kept_here() -> bool:
-    """Whether the cache is this process's own memory (see the module docstring)."""
+def kept_here() -> bool:
+    """Whether this process keeps the scripts between turns: where the cache is its own
+    memory (see the module docstring); elsewhere each turn reads them, unless it knows
+    its room has none."""
     return settings.CACHES["default"]["BACKEND"] == "base.cache.ProcessMemoryCache"
 
 
@@ -71,7 +73,7 @@ def scripts(room_id: int, read: Callable[[int], list]) -> list:
     """The room's scripts as `read(room_id)` returns them, read again only when a write
     since the last read may have changed them (or `TTL_SECONDS` passed); read every
     time where the cache is shared."""
-    if not _kept_here():
+    if not kept_here():
         return read(room_id)
     generation = _generation()
     now = time.monotonic()
@@ -100,16 +102,10 @@ def changes_here() -> int:
     return getattr(_written, "count", 0)
 
 
-def kept_here() -> bool:
-    """Whether this process keeps the scripts between turns (where the cache is its own
-    memory); elsewhere each turn reads them, unless it knows its room has none."""
-    return _kept_here()
-
-
 def _bump() -> None:
     with _lock:  # this process need not wait for the cache to tell it
         _kept.clear()
-    if not _kept_here():
+    if not kept_here():
         return  # nobody keeps scripts under a generation
     try:
         cache.incr(GENERATION_KEY)

@@ -23,7 +23,7 @@ HOOK = "export function onTurn(ctx) { ctx.log('heard'); }"
 
 @pytest.fixture(autouse=True)
 def _scripts_not_kept(monkeypatch):
-    monkeypatch.setattr(hook_cache, "_kept_here", lambda: False)
+    monkeypatch.setattr(hook_cache, "kept_here", lambda: False)
 
 
 def _hook_reads(statements: CaptureQueriesContext) -> list[str]:

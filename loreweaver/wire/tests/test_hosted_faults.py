@@ -220,7 +220,9 @@ async def test_killed_database_connections_cost_no_line(two_webs, room):
         assert said <= set(_stored_lines(env, room))
     except (AssertionError, TimeoutError):
         # Shown with the failure (pytest prints a failed test's output): it timed out
-        # twice in CI on the first line after the first kill, and never here alone.
+        # in CI on the first line after the first kill, while a join still read the
+        # database after its last frame (now it reads first: test_a_join_is_done_with_
+        # the_database_before_its_last_frame.py).
         print("second server:", second.log_text()[-3000:], "\nfirst server:", first.log_text()[-1500:])
         print("Bo's last frames:", bo.frames[-6:])
         raise
