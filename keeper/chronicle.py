@@ -21,6 +21,7 @@ the folded turns' keeper-only facts go to a separate digest the Keeper alone rea
 
 from __future__ import annotations
 
+import enum
 import json
 import re
 from dataclasses import dataclass
@@ -157,19 +158,27 @@ def server_language() -> str:
     return settings.TRPG_LOCALE
 
 
+class _Latest(enum.Enum):
+    LINE = "the room's latest transcript line, read in the turn's transaction"
+
+
+LATEST_LINE = _Latest.LINE
+
+
 def record(
     room_id: int,
     turn: Turn,
     *,
-    last_line_id: int | None = None,
+    last_line_id: int | _Latest | None = LATEST_LINE,
     language: str = "",
     story: tuple[str, int | None] | None = None,
 ) -> None:
     """Add the finished `turn` to the room's chronicle, with the scene and the clock as
     the turn left them (`story`, (scene, clock minutes), when the caller read them in
     the turn's transaction after the last change it made; `last_line_id`: the turn's
-    last transcript line, when the caller knows it). Rolls and the clock are written in
-    the room's language (`language`, when the caller has just read it)."""
+    last transcript line when the caller knows it, None when it knows the room has
+    none). Rolls and the clock are written in the room's language (`language`, when the
+    caller has just read it)."""
     # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
     stories, lines, entries, table = (
         model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
@@ -180,7 +189,7 @@ def record(
             story = cursor.fetchone() or ("", None)
         scene, minutes = story
         locale = language or _language(cursor, table, room_id)
-        if last_line_id is None:
+        if last_line_id is LATEST_LINE:
             cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
             last_line_id = cursor.fetchone()[0]
         json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"

@@ -112,6 +112,9 @@ class Command:
     handler: Callable[[str, Caller], CommandReply]
     help: str
     keeper_only: bool = False
+    # Answered without changing the room's story (its scene and clock): the chronicle
+    # entry of its turn can take them from the turn's first read.
+    leaves_story: bool = False
 
 
 REGISTRY: dict[str, Command] = {}
@@ -119,13 +122,14 @@ _ALIASES: dict[str, Command] = {}
 
 
 def command(
-    *aliases: str, help: str, keeper_only: bool = False
+    *aliases: str, help: str, keeper_only: bool = False, leaves_story: bool = False
 ) -> Callable[[Callable[[str, Caller], CommandReply]], Callable[[str, Caller], CommandReply]]:
     """Register a command under its aliases (the first is its name). A `keeper_only`
-    command is refused to players by the router and listed in the keeper's help."""
+    command is refused to players by the router and listed in the keeper's help; one
+    that `leaves_story` never changes the room's scene or clock."""
 
     def register(handler: Callable[[str, Caller], CommandReply]) -> Callable[[str, Caller], CommandReply]:
-        entry = Command(aliases[0], aliases, handler, help, keeper_only)
+        entry = Command(aliases[0], aliases, handler, help, keeper_only, leaves_story)
         REGISTRY[entry.name] = entry
         for alias in aliases:
             _ALIASES[alias.lower()] = entry
@@ -151,6 +155,15 @@ def command_word(text: str) -> str | None:
     """The command word if `text` is a dot command line, else None."""
     match = _COMMAND.match(text.strip())
     return match.group("word").lower() if match else None
+
+
+def leaves_story(text: str) -> bool:
+    """Whether the line leaves the room's story (its scene and clock) as it was: a line
+    of play, inline rolls, or a command registered as leaving it."""
+    if command_word(text) is None:
+        return True
+    entry = _split(text)[0]
+    return entry is not None and entry.leaves_story
 
 
 def _split(text: str) -> tuple[Command | None, str, str]:

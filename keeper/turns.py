@@ -61,14 +61,14 @@ def play_line(
     moved to another room): the command answered, or the line stored, with the
     chronicle and the hooks' part decided. `locale` is the caller's language; the
     room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
-    # A line of play that is no command leaves the story as it is: its chronicle entry
-    # takes the scene and the clock read here, with the key.
+    # A line of play, or a command that leaves the story as it is (a roll), has its
+    # chronicle entry take the scene and the clock read here, with the key.
     # Where the hook scripts are not kept between turns, whether the room has any is
     # read with the key too (most rooms have none, and then none are read).
     at_the_table = characters.key_at_the_table(
         key_id,
         settings_fields=TURN_RULE_FIELDS,
-        with_story=commands.command_word(text) is None,
+        with_story=commands.leaves_story(text),
         with_hooks=not hook_cache.kept_here(),
     )
     if at_the_table is None or at_the_table.member.room_id != room_id:
@@ -97,7 +97,7 @@ def play_line(
     if reply is not None:
         # As the command left it (`.language`).
         written_in = reply.room_language or written_in
-        return _command_played(room_id, actor, caller, text, reply, written_in, at_the_table.hooks_none_as_of)
+        return _command_played(room_id, actor, caller, text, reply, written_in, at_the_table)
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
         return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
     played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
@@ -136,7 +136,7 @@ def _command_played(
     text: str,
     reply: commands.CommandReply,
     written_in: str,
-    hooks_none_as_of: int | None,
+    at_the_table: characters.KeyAtTheTable,
 ) -> LinePlayed:
     # The rolls and the answer the table sees after them, kept in one statement.
     answer = _answer_line(reply)
@@ -146,7 +146,9 @@ def _command_played(
     rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
         # The room had none when the turn began, unless the command wrote some.
-        played.hook_scripts = pack_services.room_hook_scripts(room_id, none_as_of=hooks_none_as_of)
+        played.hook_scripts = pack_services.room_hook_scripts(
+            room_id, none_as_of=at_the_table.hooks_none_as_of
+        )
     if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
         hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
         # The chronicle is in the room's language: a reply in another one is left to
@@ -164,9 +166,11 @@ def _command_played(
         chronicle.record(
             room_id,
             chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden),
-            # The line the events followed, as they were stored just now: the turn's last.
+            # The line the events followed, as they were stored just now: the turn's last
+            # (None: the room has no line yet).
             last_line_id=events[0].anchor_id,
             language=written_in,
+            story=at_the_table.story,  # read with the key when the command leaves it
         )
     played.settled = reply.follow_up is None and not reply.media
     return played

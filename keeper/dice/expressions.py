@@ -173,6 +173,9 @@ def _evaluator() -> d20.Roller:
         import d20
 
         evaluator = _evaluators.evaluator = d20.Roller(context=d20.RollContext(max_rolls=MAX_DICE))
+        # A roll's text is never asked for (`RollResult.result`): one stringifier serves
+        # all, where d20 would make one for each roll.
+        _evaluators.stringifier = d20.SimpleStringifier()
     return evaluator
 
 
@@ -191,7 +194,7 @@ def _roll_once(text: str) -> RollResult:
     import d20  # loaded by _evaluator() already; named here for its exceptions
 
     try:
-        result = evaluator.roll(rollable)
+        result = evaluator.roll(rollable, stringifier=_evaluators.stringifier)
         total = int(result.total)  # evaluated lazily: division by zero surfaces here
     except d20.TooManyRolls:
         raise DiceError("too_many_dice", limit=MAX_DICE) from None

@@ -10,6 +10,7 @@ import logging
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from json.encoder import c_make_encoder, encode_basestring
 
 from django.conf import settings
 from django.db.utils import InterfaceError, OperationalError
@@ -151,9 +152,20 @@ class DeliveredRows:
             del self._rows[next(iter(self._rows))]
 
 
+# One encoder for every frame: `json.dumps` with these options makes a new encoder, and
+# its C twin, at each call, which was half the cost of encoding a small frame. No frame
+# refers to itself, so there are no circular references to look for.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+_C_ENCODER = c_make_encoder and c_make_encoder(
+    None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True
+)
+
+
 def encode(frame: dict) -> str:
     """Compact JSON, one frame, UTF-8 as-is."""
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    if _C_ENCODER is None:  # a Python without the json module's C part
+        return _ENCODER.encode(frame)
+    return "".join(_C_ENCODER(frame, 0))
 
 
 def join_replay(seat: Seat, *, answers: bool = False) -> Replay:

@@ -3,8 +3,8 @@ Redis (every process of a hosted table).
 
 Besides plain reads and writes, a store offers the compound steps on every input's path
 (a rate-limit take, drawing, claiming and releasing a turn) as single atomic operations:
-written once over the plain ones for the local store, where nothing else can run in
-between, and as Lua scripts on Redis, one round trip each. Two rules keep the Redis
+under one hold of the lock for the local store, and as Lua scripts on Redis, one round
+trip each. Two rules keep the Redis
 store right when processes disagree or stall:
 
 - Times that several processes compare (a bucket's last refill, when a ticket began to
@@ -36,11 +36,10 @@ TURN_OWNER_TTL = 3600
 class Store:
     """The few atomic operations the coordination logic needs.
 
-    The compound operations below are written here over the plain ones; that is atomic
-    only for a store no other process shares (nothing here awaits anything that could
-    let another task in between), so the Redis store replaces each with a Lua script.
-    A compound operation on the turn queue refuses (None) while the queue's mutex is
-    held by the slow path that skips dead tickets.
+    The compound operations (a rate-limit take, drawing, claiming and releasing a turn)
+    are one atomic step of each store: under the local store's lock, as a Lua script on
+    Redis. A compound operation on the turn queue refuses (None) while the queue's
+    mutex is held by the slow path that skips dead tickets.
     """
 
     async def get(self, key: str) -> Any: ...
@@ -68,51 +67,21 @@ class Store:
 
     async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
         """Take one token from every bucket at `keys`, or from none if any is empty."""
-        now = time.time()
-        stored = await self.get_many(keys)
-        levels = {}
-        for key in keys:
-            tokens, updated = stored.get(key, (burst, now))
-            levels[key] = min(burst, tokens + (now - updated) / refill_seconds)
-        if any(level < 1 for level in levels.values()):
-            return False
-        for key, level in levels.items():
-            await self.set(key, (level - 1, now), ttl)
-        return True
+        ...
 
     async def draw_ticket(self, room_id: int, owner: str) -> int:
         """The room's next ticket, recorded as `owner`'s."""
-        ticket = await self.incr(f"turn:{room_id}:next")
-        await self.set(f"turn:{room_id}:owner:{ticket}", owner, TURN_OWNER_TTL)
-        return ticket
+        ...
 
     async def claim_turn(self, room_id: int, ticket: int, lease: dict) -> int | None:
         """Take the room's turn with `lease` if `ticket` is being served. Returns the
         ticket being served (equal to `ticket` when claimed), None while locked."""
-        if await self.get(f"mutex:turn:{room_id}") is not None:
-            return None
-        key = f"turn:{room_id}:serving"
-        serving = await self.get(key)
-        if serving is None:
-            serving = {"ticket": 1, "since": time.time()}
-            await self.set(key, serving, None)
-        if serving["ticket"] == ticket:
-            await self.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
-        return serving["ticket"]
+        ...
 
     async def release_turn(self, room_id: int, ticket: int) -> bool:
         """End the turn of `ticket`: serve the next, drop its lease and owner. False
         (nothing done) while locked."""
-        if await self.get(f"mutex:turn:{room_id}") is not None:
-            return False
-        serving = await self.get(f"turn:{room_id}:serving")
-        if serving is not None and serving["ticket"] == ticket:
-            await self.set(f"turn:{room_id}:serving", {"ticket": ticket + 1, "since": time.time()}, None)
-        lease = await self.get(f"turn:{room_id}:lease")
-        if lease is not None and lease.get("ticket") == ticket:
-            await self.delete(f"turn:{room_id}:lease")
-        await self.delete(f"turn:{room_id}:owner:{ticket}")
-        return True
+        ...
 
 
 class ProcessMemory:
@@ -258,6 +227,56 @@ class LocalStore(Store):
 
     async def hash_all(self, key: str) -> dict[str, Any]:
         return self.memory.get(key) or {}
+
+    # The compound steps: each under one hold of the lock, so no other thread of the
+    # process (the admin's loops) sees one half done. Plain calls, as Redis's scripts
+    # are one round trip: a step of every input, it cost a coroutine per key it touched.
+    async def take_tokens(self, keys: list[str], burst: int, refill_seconds: float, ttl: int) -> bool:
+        memory, now = self.memory, time.time()
+        with memory.lock:
+            levels = {}
+            for key in keys:
+                tokens, updated = memory.get(key) or (burst, now)
+                levels[key] = min(burst, tokens + (now - updated) / refill_seconds)
+            if any(level < 1 for level in levels.values()):
+                return False
+            for key, level in levels.items():
+                memory.set(key, (level - 1, now), ttl)
+        return True
+
+    async def draw_ticket(self, room_id: int, owner: str) -> int:
+        memory = self.memory
+        with memory.lock:
+            ticket = memory.incr(f"turn:{room_id}:next", None)
+            memory.set(f"turn:{room_id}:owner:{ticket}", owner, TURN_OWNER_TTL)
+        return ticket
+
+    async def claim_turn(self, room_id: int, ticket: int, lease: dict) -> int | None:
+        memory, key = self.memory, f"turn:{room_id}:serving"
+        with memory.lock:
+            if memory.get(f"mutex:turn:{room_id}") is not None:
+                return None
+            serving = memory.get(key)
+            if serving is None:
+                serving = {"ticket": 1, "since": time.time()}
+                memory.set(key, serving, None)
+            if serving["ticket"] == ticket:
+                memory.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
+        return serving["ticket"]
+
+    async def release_turn(self, room_id: int, ticket: int) -> bool:
+        memory, key, lease_key = self.memory, f"turn:{room_id}:serving", f"turn:{room_id}:lease"
+        with memory.lock:
+            if memory.get(f"mutex:turn:{room_id}") is not None:
+                return False
+            serving = memory.get(key)
+            if serving is not None and serving["ticket"] == ticket:
+                memory.set(key, {"ticket": ticket + 1, "since": time.time()}, None)
+            lease = memory.get(lease_key)
+            if lease is not None and lease.get("ticket") == ticket:
+                memory.delete(lease_key)
+            memory.delete(f"turn:{room_id}:owner:{ticket}")
+        return True
 
 
 # Values are JSON, as `RedisStore` writes them. Times are Redis's own clock (`now()`,
