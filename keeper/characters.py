@@ -15,7 +15,7 @@ from django.utils import timezone
 from base.i18n import Refusal, _, say
 from keeper import character_names
 from keeper.dice import roll_expression
-from keeper.models import Character, Story, TableSettings
+from keeper.models import Character, StateStamp, Story, TableSettings
 from keeper.rules.formula import evaluate
 from keeper.rules.packs import Pack, Sheet, catalog
 from media_store.models import MediaKind
@@ -413,6 +413,8 @@ class KeyAtTheTable:
     settings: tuple | None = None
     # The story's (scene, clock minutes) when asked for: ("", None) when it has none.
     story: tuple[str, int | None] | None = None
+    # The room's state stamp, asked for with the story (`keeper.state.state_stamp`).
+    state_stamp: int | None = None
     # When asked whether the room has hook scripts and it has none: this thread's
     # `hook_cache.changes_here()` as it was read (`room_hook_scripts(none_as_of=)`).
     hooks_none_as_of: int | None = None
@@ -420,7 +422,13 @@ class KeyAtTheTable:
 
 @functools.cache
 def _key_at_the_table_sql(settings_fields: tuple[str, ...], with_story: bool, with_hooks: bool) -> str:
-    keys, sheets, table, story = AccessKey._meta, Character._meta, TableSettings._meta, Story._meta
+    keys, sheets, table, story, stamps = (
+        AccessKey._meta,
+        Character._meta,
+        TableSettings._meta,
+        Story._meta,
+        StateStamp._meta,
+    )
     key = _columns(keys, ("room", "member_id", "name", "role", "expires_at"))
     sheet = _columns(sheets, ("room", "owner", "active", "name"))
     chosen, joins = "", ""
@@ -432,6 +440,9 @@ def _key_at_the_table_sql(settings_fields: tuple[str, ...], with_story: bool, wi
         # The story's key first: NULL when the room has none.
         chosen += "".join(f", t.{column}" for column in _columns(story, STORY_FIELDS).values())
         joins += f" LEFT JOIN {story.db_table} t ON t.{story.get_field('room').column} = k.{key['room']}"
+        # And the state stamp (NULL, read as 0, in a room nothing of whose state was written).
+        chosen += f", st.{stamps.get_field('version').column}"
+        joins += f" LEFT JOIN {stamps.db_table} st ON st.{stamps.pk.column} = k.{key['room']}"
     if with_hooks:
         chosen += f", {hook_scripts_exist_sql('k.' + key['room'])}"
     return (
@@ -458,9 +469,11 @@ def key_at_the_table(
     the first, every roll for the second); None once the key was deleted or expired.
     With `settings_fields`, the same query also reads those fields of the room's
     `TableSettings` (`KeyAtTheTable.settings`): a turn needs its room's rule too; with
-    `with_story`, the story's scene and clock (`KeyAtTheTable.story`), which a line of
-    play leaves as they were for its chronicle entry; with `with_hooks`, whether the
-    room has any hook script (`KeyAtTheTable.hooks_none_as_of`)."""
+    `with_story`, the story's scene and clock (`KeyAtTheTable.story`) and the room's
+    state stamp (`KeyAtTheTable.state_stamp`), which a turn that keeps the room's state
+    leaves as they were for its chronicle entry and its closing `state`;
+    with `with_hooks`, whether the room has any hook script
+    (`KeyAtTheTable.hooks_none_as_of`)."""
     moment = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
         changes_before = hook_cache.changes_here()
@@ -473,12 +486,19 @@ def key_at_the_table(
     if settings_fields:
         chosen, rest = rest[: len(settings_fields) + 1], rest[len(settings_fields) + 1 :]
         settings = tuple(chosen[1:]) if chosen[0] is not None else None
-    story = None
+    story = stamp = None
     if with_story:
         story = (rest[1] or "", rest[2]) if rest[0] is not None else ("", None)
-        rest = rest[len(STORY_FIELDS) :]
+        stamp, rest = rest[len(STORY_FIELDS)] or 0, rest[len(STORY_FIELDS) + 1 :]
     hooks_none_as_of = changes_before if with_hooks and not rest[0] else None
-    return KeyAtTheTable(KeyMember(*member), character or member[2], settings, story, hooks_none_as_of)
+    return KeyAtTheTable(
+        KeyMember(*member),
+        character or member[2],
+        settings,
+        story,
+        state_stamp=stamp,
+        hooks_none_as_of=hooks_none_as_of,
+    )
 
 
 def sheet_value(character: Character, name: str) -> tuple[str, int] | None:

@@ -112,9 +112,10 @@ class Command:
     handler: Callable[[str, Caller], CommandReply]
     help: str
     keeper_only: bool = False
-    # Answered without changing the room's story (its scene and clock): the chronicle
-    # entry of its turn can take them from the turn's first read.
-    leaves_story: bool = False
+    # Answered without writing anything `state` shows (the tables the room's state stamp
+    # counts, the story among them): the turn can take the story and the stamp from its
+    # first read, for its chronicle entry and its closing `state`.
+    keeps_state: bool = False
 
 
 REGISTRY: dict[str, Command] = {}
@@ -122,14 +123,14 @@ _ALIASES: dict[str, Command] = {}
 
 
 def command(
-    *aliases: str, help: str, keeper_only: bool = False, leaves_story: bool = False
+    *aliases: str, help: str, keeper_only: bool = False, keeps_state: bool = False
 ) -> Callable[[Callable[[str, Caller], CommandReply]], Callable[[str, Caller], CommandReply]]:
     """Register a command under its aliases (the first is its name). A `keeper_only`
     command is refused to players by the router and listed in the keeper's help; one
-    that `leaves_story` never changes the room's scene or clock."""
+    that `keeps_state` is answered without writing anything the room's `state` shows."""
 
     def register(handler: Callable[[str, Caller], CommandReply]) -> Callable[[str, Caller], CommandReply]:
-        entry = Command(aliases[0], aliases, handler, help, keeper_only, leaves_story)
+        entry = Command(aliases[0], aliases, handler, help, keeper_only, keeps_state)
         REGISTRY[entry.name] = entry
         for alias in aliases:
             _ALIASES[alias.lower()] = entry
@@ -157,13 +158,13 @@ def command_word(text: str) -> str | None:
     return match.group("word").lower() if match else None
 
 
-def leaves_story(text: str) -> bool:
-    """Whether the line leaves the room's story (its scene and clock) as it was: a line
-    of play, inline rolls, or a command registered as leaving it."""
+def keeps_state(text: str) -> bool:
+    """Whether answering the line writes nothing the room's `state` shows (its story
+    among it): a line of play, inline rolls, or a command registered as keeping it."""
     if command_word(text) is None:
         return True
     entry = _split(text)[0]
-    return entry is not None and entry.leaves_story
+    return entry is not None and entry.keeps_state
 
 
 def _split(text: str) -> tuple[Command | None, str, str]:

@@ -63,13 +63,13 @@ def _actor(caller: Caller) -> game.Actor:
     return game.Actor.member(caller.room_id, caller.member_id, caller.name)
 
 
-@command("r", "rd", "roll", help=_("roll dice: .r 1d20+3, .r 3#1d6, .r 1d20 adv"), leaves_story=True)
+@command("r", "rd", "roll", help=_("roll dice: .r 1d20+3, .r 3#1d6, .r 1d20 adv"), keeps_state=True)
 def roll(arguments: str, caller: Caller) -> CommandReply:
     """A public roll."""
     return _typed_roll(arguments, caller, hidden=False)
 
 
-@command("rh", help=_("roll in secret: only you and the keeper see it"), leaves_story=True)
+@command("rh", help=_("roll in secret: only you and the keeper see it"), keeps_state=True)
 def hidden_roll(arguments: str, caller: Caller) -> CommandReply:
     """A roll whose result reaches the roller and the keepers only."""
     return _typed_roll(arguments, caller, hidden=True)
@@ -170,7 +170,7 @@ def _d20_check(arguments: str, caller: Caller, actor: game.Actor, pack: Pack) ->
     return CommandReply(_check_text(caller, actor, checked, pack), private=False, events=checked.events)
 
 
-@command("ra", "rc", "check", help=_("skill check: .ra Spot Hidden, .ra b hard 侦查60"), leaves_story=True)
+@command("ra", "rc", "check", help=_("skill check: .ra Spot Hidden, .ra b hard 侦查60"), keeps_state=True)
 def check(arguments: str, caller: Caller) -> CommandReply:
     """A graded check the room's rules' way: under a skill (with `3#` repeats, bonus and
     penalty dice, difficulty words), or d20 + modifier against a DC."""
@@ -241,7 +241,7 @@ def _sides(arguments: str, actor: game.Actor, pack: Pack) -> list[game.Side] | N
     return sides
 
 
-@command("rav", "rcv", help=_("opposed check: .rav 斗殴50 闪避40"), leaves_story=True)
+@command("rav", "rcv", help=_("opposed check: .rav 斗殴50 闪避40"), keeps_state=True)
 def opposed(arguments: str, caller: Caller) -> CommandReply:
     """Both sides roll; the higher tier wins; equal tiers tie."""
     actor = _actor(caller)

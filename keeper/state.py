@@ -161,11 +161,13 @@ def state_stamp(room_id: int) -> int:
     return row[0] if row else 0
 
 
-def current_room(room_id: int) -> RoomRead:
+def current_room(room_id: int, stamp: int | None = None) -> RoomRead:
     """`read_room`, reused from this process's last read while the room's state stamp
-    has not moved. The stamp is read first, so a write racing the read only makes the
-    next call read again. Runs in a worker thread."""
-    stamp = state_stamp(room_id)
+    has not moved. The stamp is read first (or given: read by the caller, in the same
+    transaction, after the last write to the room's state), so a write racing the read
+    only makes the next call read again. Runs in a worker thread."""
+    if stamp is None:
+        stamp = state_stamp(room_id)
     room = _known_rooms.get(room_id, stamp)
     if room is None:
         room = read_room(room_id)

@@ -52,6 +52,9 @@ class LinePlayed:
     round_opened_after: int = 0  # the last Keeper line before the round
     # Nothing more happens in the room this turn: its closing state can be read now.
     settled: bool = False
+    # The room's state stamp as the turn's first read found it, when nothing the turn
+    # did writes the room's state (`keeper.state.current_room(stamp=)`).
+    state_stamp: int | None = None
 
 
 def play_line(
@@ -61,14 +64,15 @@ def play_line(
     moved to another room): the command answered, or the line stored, with the
     chronicle and the hooks' part decided. `locale` is the caller's language; the
     room's, once its keeper chose one, is everyone's (replies, the Keeper's answer)."""
-    # A line of play, or a command that leaves the story as it is (a roll), has its
-    # chronicle entry take the scene and the clock read here, with the key.
+    # A line of play, or a command that keeps the room's state (a roll), leaves it as it
+    # is: its chronicle entry takes the scene and the clock read here, with the key, and
+    # its closing `state` the state stamp read with them.
     # Where the hook scripts are not kept between turns, whether the room has any is
     # read with the key too (most rooms have none, and then none are read).
     at_the_table = characters.key_at_the_table(
         key_id,
         settings_fields=TURN_RULE_FIELDS,
-        with_story=commands.leaves_story(text),
+        with_story=commands.keeps_state(text),
         with_hooks=not hook_cache.kept_here(),
     )
     if at_the_table is None or at_the_table.member.room_id != room_id:
@@ -98,9 +102,11 @@ def play_line(
         # As the command left it (`.language`).
         written_in = reply.room_language or written_in
         return _command_played(room_id, actor, caller, text, reply, written_in, at_the_table)
+    stamp = at_the_table.state_stamp
     if is_aside(text):  # out of character: shown to the table, never the story, never answered
-        return LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=True), settled=True)
-    played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot))
+        entry = _store_line(room_id, actor, text, bot=True)
+        return LinePlayed(actor, entry=entry, settled=True, state_stamp=stamp)
+    played = LinePlayed(actor, entry=_store_line(room_id, actor, text, bot=rule.bot), state_stamp=stamp)
     played.hook_scripts = pack_services.room_hook_scripts(room_id, none_as_of=at_the_table.hooks_none_as_of)
     if rule.bot:
         played.keeper_locale = locale
@@ -142,7 +148,13 @@ def _command_played(
     answer = _answer_line(reply)
     recorded = _record_events(room_id, reply, actor.member_id, answer)
     events = recorded[: len(reply.events)]
-    played = LinePlayed(actor, reply=reply, events=events, answer=recorded[-1] if answer else None)
+    played = LinePlayed(
+        actor,
+        reply=reply,
+        events=events,
+        answer=recorded[-1] if answer else None,
+        state_stamp=at_the_table.state_stamp,  # read when the command keeps the state
+    )
     rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
         # The room had none when the turn began, unless the command wrote some.
@@ -170,7 +182,7 @@ def _command_played(
             # (None: the room has no line yet).
             last_line_id=events[0].anchor_id,
             language=written_in,
-            story=at_the_table.story,  # read with the key when the command leaves it
+            story=at_the_table.story,  # read with the key when the command keeps the state
         )
     played.settled = reply.follow_up is None and not reply.media
     return played

@@ -146,11 +146,13 @@ async def publish_presence_changed(room_id: int, *, except_connection: str = "")
 Snapshot = tuple[int, RoomRead]
 
 
-def take_snapshot(room_id: int) -> Snapshot:
-    """Read the room for a refresh, stamped with when the read began. Runs in a worker
-    thread (inside a turn's own database visit, when it can)."""
+def take_snapshot(room_id: int, state_stamp: int | None = None) -> Snapshot:
+    """Read the room for a refresh, stamped with when the read began (`state_stamp`:
+    the room's state stamp, when the caller read it in this transaction after the last
+    write to the room's state). Runs in a worker thread (inside a turn's own database
+    visit, when it can)."""
     stamp = time.time_ns()
-    return stamp, current_room(room_id)
+    return stamp, current_room(room_id, state_stamp)
 
 
 async def publish_state_refresh(

@@ -72,7 +72,7 @@ def play_in_database(
     played = play_line(context.room_id, context.key_id, context.locale, text, demo_set_up=demo_set_up)
     if played is None:
         return None
-    return played, hub.take_snapshot(context.room_id) if played.settled else None
+    return played, hub.take_snapshot(context.room_id, played.state_stamp) if played.settled else None
 
 
 async def _answer_command(context: TurnContext, text: str, played: LinePlayed, batch: hub.Batch) -> None:
