@@ -502,10 +502,24 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
         if member.member_id in characters:
             entry["character"] = characters[member.member_id]
         players.append(entry)
-    frame = frames.presence(players)
+    # A roster as it was (a turn's new sheets, the same names) is the frame built for
+    # it before: each session then tells it from the one it sent last by identity,
+    # without comparing them entry by entry.
+    roster = tuple(
+        (entry["id"], entry["name"], entry["role"], tuple(entry["carriers"]), entry.get("character"))
+        for entry in players
+    )
+    frame = _presence_by_roster.pop(roster, None) or frames.presence(players)
+    _presence_by_roster[roster] = frame  # the newest last
+    if len(_presence_by_roster) > PRESENCE_ROSTERS_KEPT:
+        del _presence_by_roster[next(iter(_presence_by_roster))]
     _recent_presence.appendleft((online, sheets, frame))
     return frame
 
 
 # The last few (online list, sheets, frame) built, newest first.
 _recent_presence: deque[tuple[object, object, dict]] = deque(maxlen=4)
+# The frames of the rosters seen last, by their entries' values (a roster of the
+# process's busiest rooms each).
+PRESENCE_ROSTERS_KEPT = 256
+_presence_by_roster: dict[tuple, dict] = {}

@@ -99,11 +99,9 @@ class RoomMessages:
         self._frame_now(seat, message)
 
     def _frame_now(self, seat: Seat, message: dict) -> None:
-        row = tuple(message["row"]) if message.get("row") else None
-        if row is not None:
-            if row in self._delivered:
-                return  # the replay or a catch-up showed it already
-            self._delivered.add(row)
+        row = message.get("row")
+        if row and not self._delivered.first_sight(row):
+            return  # the replay or a catch-up showed it already
         if seat.may_see(message):
             metrics.frames_out(message["frame"]["type"]).inc()
             self._enqueue(encoded_for(message, self.locale))

@@ -147,9 +147,18 @@ class DeliveredRows:
         return self._packed(row) in self._rows
 
     def add(self, row: tuple[str, int]) -> None:
-        self._rows[self._packed(row)] = None
-        if len(self._rows) > self.KEEP:
-            del self._rows[next(iter(self._rows))]
+        self.first_sight(row)
+
+    def first_sight(self, row: tuple[str, int] | list) -> bool:
+        """Whether `row` (kind and id) is new to this connection, which from now on has
+        been shown it: one look for a live frame that carries its row."""
+        rows, packed = self._rows, self._packed(row)
+        if packed in rows:
+            return False
+        rows[packed] = None
+        if len(rows) > self.KEEP:
+            del rows[next(iter(rows))]
+        return True
 
 
 # One encoder for every frame: `json.dumps` with these options makes a new encoder, and

@@ -278,6 +278,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
+# One decoder for every frame: `json.loads` with these hooks makes a new one at each call.
+_DECODER = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_int=_bounded_int, parse_float=_finite_float
+)
+
+
 def _unstorable_string(document: object) -> bool:
     """Whether any key or string value anywhere in the document holds NUL or a lone
     surrogate (walked without recursion: the document may be deeply nested)."""
@@ -298,9 +304,7 @@ def _unstorable_string(document: object) -> bool:
 def parse_frame(text: str) -> Inbound:
     """Parse and validate one control frame, or raise `FrameError('bad_frame')`."""
     try:
-        document = json.loads(
-            text, parse_constant=_reject_constant, parse_int=_bounded_int, parse_float=_finite_float
-        )
+        document = _DECODER.decode(text)
     except _OutOfRange:
         raise FrameError("bad_frame", f"a number is beyond ±{NUMBER_LIMIT}") from None
     except (ValueError, RecursionError):
