@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
@@ -183,7 +183,8 @@ def record(
     stories, lines, entries, table = (
         model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
     )
-    with connection.cursor() as cursor:
+    db = connections[DEFAULT_DB_ALIAS]  # looked up once, not at each use of the proxy
+    with db.cursor() as cursor:
         if story is None:
             cursor.execute(f"SELECT scene_name, clock_minutes FROM {stories} WHERE room_id = %s", [room_id])
             story = cursor.fetchone() or ("", None)
@@ -192,7 +193,7 @@ def record(
         if last_line_id is LATEST_LINE:
             cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
             last_line_id = cursor.fetchone()[0]
-        json_value = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+        json_value = "%s::jsonb" if db.vendor == "postgresql" else "%s"
         cursor.execute(
             f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, told, scene, clock, "
             f"keeper_facts, last_line_id, created_at) "
@@ -217,7 +218,7 @@ def record(
                     ]
                 )[:2000],
                 last_line_id,
-                connection.ops.adapt_datetimefield_value(timezone.now()),
+                db.ops.adapt_datetimefield_value(timezone.now()),
             ],
         )
 

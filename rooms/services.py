@@ -14,7 +14,7 @@ from pathlib import Path
 import tomli_w
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.utils import timezone
 
 from base.i18n import Refusal, _
@@ -465,14 +465,15 @@ def _as_stored(model: type[models.Model], row: dict) -> models.Model:
     """The instance of `model` that the database row `row` (by attribute name, every
     column) loads as. A turn builds two or three: without `Model.__init__` when no
     receiver listens for the model's instances being made, which is cheaper."""
+    # The turn's connection is the default one (`connection`).
     if _init_heard(model):
         names = _row_names(model)
-        return model.from_db(connection.alias, names, [row[name] for name in names])
+        return model.from_db(DEFAULT_DB_ALIAS, names, [row[name] for name in names])
     stored = model.__new__(model)
     stored.__dict__.update({name: row[name] for name in _row_names(model)})
     stored._state = models.base.ModelState()
     stored._state.adding = False
-    stored._state.db = connection.alias
+    stored._state.db = DEFAULT_DB_ALIAS
     return stored
 
 
@@ -527,12 +528,15 @@ def turn_events_record(*, room: Room | int, events: list[tuple[dict, str, str]])
     frame_field = TurnEvent._meta.get_field("frame")
     room_id = _room_id(room)
     created = timezone.now()
-    now = connection.ops.adapt_datetimefield_value(created)
+    # The connection itself, looked up once: each use of the `connection` proxy is a
+    # lookup of this thread's.
+    db = connections[DEFAULT_DB_ALIAS]
+    now = db.ops.adapt_datetimefield_value(created)
     values: list[object] = []
     for frame, audience, member_id in events:
-        stored = frame_field.get_db_prep_save(frame, connection)
+        stored = frame_field.get_db_prep_save(frame, db)
         values += [room_id, room_id, stored, audience, member_id, now]
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         cursor.execute(_turn_event_insert(len(events)), values)
         # Ids are drawn row by row, in the order of the values.
         returned = sorted(cursor.fetchall())
