@@ -158,6 +158,15 @@ def server_language() -> str:
     return settings.TRPG_LOCALE
 
 
+# One encoder for the entry's lists (`json.dumps` makes one at each call); most of a
+# roll's are empty.
+_LIST_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def _json_list(items: list[str]) -> str:
+    return _LIST_ENCODER.encode(items) if items else "[]"
+
+
 class _Latest(enum.Enum):
     LINE = "the room's latest transcript line, read in the turn's transaction"
 
@@ -203,9 +212,9 @@ def record(
                 turn.actor[:64],
                 turn.line[:2000],
                 turn.outcome[:OUTCOME_CHARS],
-                json.dumps([roll_line(frame, locale) for frame in turn.rolls or []], ensure_ascii=False),
-                json.dumps([line[:600] for line in turn.npc_lines or []], ensure_ascii=False),
-                json.dumps(turn.told_lines(locale), ensure_ascii=False),
+                _json_list([roll_line(frame, locale) for frame in turn.rolls or []]),
+                _json_list([line[:600] for line in turn.npc_lines or []]),
+                _json_list(turn.told_lines(locale)),
                 (scene or "")[:200],
                 Story(clock_minutes=minutes).clock_text(locale) if minutes is not None else "",
                 "\n".join(

@@ -9,6 +9,7 @@ gets the parsed arguments and the caller, and returns a `CommandReply`.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -152,6 +153,7 @@ def trailing_number(text: str) -> tuple[str, str] | None:
     return text[:start], text[start:]
 
 
+@functools.lru_cache(maxsize=64)  # a turn asks it of its line four times
 def command_word(text: str) -> str | None:
     """The command word if `text` is a dot command line, else None."""
     match = _COMMAND.match(text.strip())

@@ -9,6 +9,7 @@ role as it is now and hands the frame to `admin_frames`.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
@@ -80,7 +81,7 @@ class MemberInputs:
             send_private=connection.send,
             send_refusal=connection.send_refusal,
             tell_done=connection.connection_id if connection.tells_turns_end else "",
-            queued_notice=lambda: connection.send(frames.system(notice("queued", connection.locale))),
+            queued_notice=lambda: connection.send(_queued_notice(connection.locale)),
         )
         while not self._waiting.empty():
             number, text = self._waiting.get_nowait()
@@ -89,6 +90,12 @@ class MemberInputs:
             except Exception as exc:
                 log_failure(exc, "turn failed room=%s member=%s", seat.room_id, seat.member.member_id)
                 connection.send_error("server_error")
+
+
+@functools.lru_cache(maxsize=16)  # a language's notice is the same for every input
+def _queued_notice(locale: str) -> dict:
+    """What an input that waits behind another's turn is told, in `locale`."""
+    return frames.system(notice("queued", locale))
 
 
 def _seat(connection: Joined) -> Seat:
