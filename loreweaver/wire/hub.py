@@ -512,7 +512,7 @@ def presence_frame(online: list[tuple[coordination.Member, list[str]]], sheets: 
     frame = _presence_by_roster.pop(roster, None) or frames.presence(players)
     _presence_by_roster[roster] = frame  # the newest last
     if len(_presence_by_roster) > PRESENCE_ROSTERS_KEPT:
-        del _presence_by_roster[next(iter(_presence_by_roster))]
+        _presence_by_roster.pop(next(iter(_presence_by_roster)), None)
     _recent_presence.appendleft((online, sheets, frame))
     return frame
 
