@@ -14,7 +14,7 @@ from pathlib import Path
 import tomli_w
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from base.i18n import Refusal, _
@@ -449,8 +449,9 @@ def transcript_append(
         "format": text_format,
         "created_at": timezone.now(),
     }
-    stored = {**row, "created_at": connection.ops.adapt_datetimefield_value(row["created_at"])}
-    with connection.cursor() as cursor:
+    db = connections[DEFAULT_DB_ALIAS]  # looked up once, as `turn_events_record` does
+    stored = {**row, "created_at": db.ops.adapt_datetimefield_value(row["created_at"])}
+    with db.cursor() as cursor:
         cursor.execute(_transcript_insert(), [stored[name] for name in _LINE_FIELDS])
         row["id"] = cursor.fetchone()[0]
     return _as_stored(TranscriptEntry, row)
