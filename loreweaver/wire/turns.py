@@ -351,7 +351,9 @@ async def run_input(context: TurnContext, text: str) -> None:
         failpoints.hit("input.turn")
         if context.room_id in shared.cut_off:
             await _announce_cut_off(context.room_id, shared.cut_off.pop(context.room_id), context.locale)
-        done = await commits.committed(functools.partial(play_in_database, context, text))
+        # A line or a roll writes a few rows of its own: brief work (`commits.py`).
+        work = functools.partial(play_in_database, context, text)
+        done = await commits.committed(work, brief=commands.keeps_state(text))
         if done is None:
             return  # the key was revoked: its session is being closed
         played, snapshot = done
