@@ -142,36 +142,9 @@ def _runs_on_the_loop() -> bool:
     return database.vendor == "sqlite" and not database.is_in_memory_db()
 
 
-def _run_here(group: list[Callable[[], Any]], prepared: Any) -> tuple[list[_Outcome] | None, Any]:
-    """Run `group` in one transaction on this thread, the event loop's: one outcome per
-    work, or None when nothing was committed and the group belongs to the database
-    thread (the write lock was held, a work failed or left something to run after the
-    commit); with the driver connection, set up not to wait for the lock (`prepared`
-    is the one set up before)."""
-    loop = asyncio.get_running_loop()
-    # Django refuses a query on a thread where an event loop runs, for fear that it
-    # stalls the loop; a brief group on an SQLite file is why this one should.
-    asyncio._set_running_loop(None)
-    results: list[Any] = []
-    committing = False
-    try:
-        connection.ensure_connection()
-        if connection.connection is not prepared:
-            prepared = connection.connection
-            prepared.execute("PRAGMA busy_timeout = 0")  # SQLITE_BUSY at once: the thread waits
-        with transaction.atomic():  # BEGIN IMMEDIATE: the write lock, or SQLITE_BUSY
-            for work in group:
-                results.append(work())
-            if connection.run_on_commit:  # listeners that publish: they need a thread
-                raise _NotHere
-            committing = True
-    except Exception as failure:
-        if not committing:
-            return None, prepared
-        return [(False, failure)] * len(group), prepared  # the commit failed: nothing to retry
-    finally:
-        asyncio._set_running_loop(loop)
-    return [(True, result) for result in results], prepared
+def _keeps_a_write_ahead_log(raw: Any) -> bool:
+    """Whether the SQLite database of driver connection `raw` is in WAL mode."""
+    return raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 class CommitGroup:
@@ -183,7 +156,7 @@ class CommitGroup:
         self._on_the_loop = _runs_on_the_loop()
         self._brief: list[tuple[Callable[[], Any], asyncio.Future]] = []
         self._brief_due: asyncio.Handle | None = None
-        self._prepared: Any = None  # the loop's SQLite connection, set not to wait for the lock
+        self._prepared: Any = None  # the loop's SQLite connection, once set up (`_prepare`)
 
     async def run(self, work: Callable[[], T], *, brief: bool = False) -> T:
         """Run `work` (synchronous; on the database thread, or, `brief`, on the event
@@ -207,12 +180,53 @@ class CommitGroup:
     def _run_brief(self) -> None:
         self._brief_due = None
         waiting, self._brief = self._brief, []
-        outcomes, self._prepared = _run_here([work for work, _ in waiting], self._prepared)
-        if outcomes is None:
+        outcomes = self._run_here([work for work, _ in waiting])
+        if outcomes is None:  # nothing was committed: the database thread runs it again
             for work, future in waiting:
                 self._queue(work, future)
             return
         _settle(waiting, outcomes)
+
+    def _run_here(self, group: list[Callable[[], Any]]) -> list[_Outcome] | None:
+        """Run `group` in one transaction on this thread, the event loop's: one outcome
+        per work, or None when nothing was committed and the group belongs to the
+        database thread (the write lock was held, a work failed, or one left something
+        to run after the commit)."""
+        loop = asyncio.get_running_loop()
+        # Django refuses a query on a thread where an event loop runs, for fear that it
+        # stalls the loop; a brief group on an SQLite file is why this one should.
+        asyncio._set_running_loop(None)
+        results: list[Any] = []
+        committing = False
+        try:
+            connection.ensure_connection()
+            if connection.connection is not self._prepared and not self._prepare(connection.connection):
+                return None
+            with transaction.atomic():  # BEGIN IMMEDIATE: the write lock, or SQLITE_BUSY
+                for work in group:
+                    results.append(work())
+                if connection.run_on_commit:  # listeners that publish: they need a thread
+                    raise _NotHere
+                committing = True
+        except Exception as failure:
+            if not committing:
+                return None
+            return [(False, failure)] * len(group)  # the commit failed: nothing to run again
+        finally:
+            asyncio._set_running_loop(loop)
+        return [(True, result) for result in results]
+
+    def _prepare(self, raw: Any) -> bool:
+        """Set the loop's SQLite connection `raw` never to wait for the write lock (this
+        thread uses it for brief work only); false, and no more brief work here, when the
+        database keeps no write-ahead log: a reader would then hold off the commit, which
+        could not go to the thread once begun."""
+        if not _keeps_a_write_ahead_log(raw):
+            self._on_the_loop = False
+            return False
+        raw.execute("PRAGMA busy_timeout = 0")  # the lock held elsewhere: SQLITE_BUSY at once
+        self._prepared = raw
+        return True
 
     async def _drain(self) -> None:
         try:

@@ -2,8 +2,8 @@
 thread; one whose work leaves something to run after its commit is rolled back there
 and runs again on the database thread, where what runs after the commit belongs, and
 its line is stored once (docs/architecture.md, "A frame's way"). The tests'
-database is in memory, where brief work stays on the database thread: here it is told
-it may not."""
+database is in memory, without a write-ahead log, where brief work stays on the
+database thread: here it is told the database is a file in WAL mode."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ async def _brief_work_on_the_loop(monkeypatch):
     if connections["default"].vendor != "sqlite":
         pytest.skip("brief work runs on the event loop on SQLite only")
     monkeypatch.setattr(commits, "_runs_on_the_loop", lambda: True)
+    monkeypatch.setattr(commits, "_keeps_a_write_ahead_log", lambda raw: True)
     yield
     await sync_to_async(connections.close_all)()
 

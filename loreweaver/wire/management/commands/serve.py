@@ -111,7 +111,8 @@ class Command(BaseCommand):
                 on_ticket=banner.iroh_ready,
             )
         # The startup's database work is done: hosted, its connection goes back to the
-        # pool (the event loop on this thread never touches the database again).
+        # pool (the event loop on this thread touches the database again only for the
+        # brief turns it commits on an SQLite file: loreweaver/wire/commits.py).
         close_old_connections()
         server = TableServer(host=host, port=port, on_ready=banner.websocket_ready, iroh_carrier=carrier)
         server.run()
