@@ -27,7 +27,7 @@ A brief turn (a line of play, a roll: a few rows of its own) on an SQLite file r
 the event loop's own thread instead, with the other brief turns of the same moment,
 in one transaction. Handing each statement's GIL back and forth between the loop and
 the database thread, on two cores, cost more than the statements themselves: an
-embedded roll's server CPU fell by a quarter. It never waits there: its connection
+embedded roll's server CPU fell by about a fifth. It never waits there: its connection
 takes SQLite's write lock without waiting, and a group that finds it held (another
 writer on the database thread, another process), or whose work fails, or leaves
 something to run after its commit, is rolled back and goes to the database thread
