@@ -492,6 +492,13 @@ async def holding_the_turn(env: ServerEnv, room: str, actor: str = "Someone else
         yield coordination
 
 
+def release_failpoint(server: ServerProcess, name: str) -> None:
+    """Let the server's held failpoint `name` (`name@hold`, base/failpoints.py) go on."""
+    folder = server.env.data_dir / "failpoints"
+    folder.mkdir(exist_ok=True)
+    (folder / name).touch()
+
+
 def dedicated_server(**overrides: str):
     """A module-scoped fixture: a server of its own, started with `overrides` in its env."""
 

@@ -66,9 +66,10 @@ class TurnContext:
 def play_in_database(
     context: TurnContext, text: str, *, demo_set_up: bool = False
 ) -> tuple[LinePlayed, hub.Snapshot | None] | None:
-    """The database side of a turn, in one visit to the database thread: the game
-    plays the line (`keeper.turns.play_line`; None when the key was revoked), and the
-    room is read for the closing `state` when the turn ends there."""
+    """The database side of a turn, in one visit to the database (on its thread, or
+    for brief work on the event loop's: `commits.py`): the game plays the line
+    (`keeper.turns.play_line`; None when the key was revoked), and the room is read for
+    the closing `state` when the turn ends there."""
     played = play_line(context.room_id, context.key_id, context.locale, text, demo_set_up=demo_set_up)
     if played is None:
         return None

@@ -10,15 +10,9 @@ import asyncio
 import pytest
 
 from loreweaver.testing.clients import WsClient
-from loreweaver.testing.servers import dedicated_server, hosted_profile
+from loreweaver.testing.servers import dedicated_server, hosted_profile, release_failpoint
 
 held_thread = dedicated_server(TRPG_FAILPOINTS="commit.group@hold")
-
-
-def _release(server, name: str) -> None:
-    folder = server.env.data_dir / "failpoints"
-    folder.mkdir(exist_ok=True)
-    (folder / name).touch()
 
 
 @pytest.mark.skipif(hosted_profile(), reason="a brief turn runs on the event loop on an SQLite file only")
@@ -38,6 +32,6 @@ async def test_a_roll_and_a_line_are_answered_while_another_rooms_command_holds_
             await player.say("Pat opens the door.")
             await player.expect("narrative", text="Pat opens the door.")
         finally:
-            _release(server, "commit.group")
+            release_failpoint(server, "commit.group")
         answer = await keeper.expect("narrative", speaker="system")
         assert ".r" in answer["text"], "the held command is answered once let go"

@@ -12,15 +12,9 @@ import zipfile
 
 from loreweaver.testing.clients import WsClient, human_keeper_narrates
 from loreweaver.testing.media_clients import upload
-from loreweaver.testing.servers import backup_folder, dedicated_server
+from loreweaver.testing.servers import backup_folder, dedicated_server, release_failpoint
 
 held_export = dedicated_server(TRPG_FAILPOINTS="export.stream@hold")
-
-
-def _release(server, name: str) -> None:
-    folder = server.env.data_dir / "failpoints"
-    folder.mkdir(exist_ok=True)
-    (folder / name).touch()
 
 
 async def test_other_turns_are_answered_while_an_export_copies_blobs_and_it_restores_its_snapshot(
@@ -52,7 +46,7 @@ async def test_other_turns_are_answered_while_an_export_copies_blobs_and_it_rest
             await player.say("After the export began.")
             await player.expect("narrative", text="After the export began.")
         finally:
-            _release(server, "export.stream")
+            release_failpoint(server, "export.stream")
         op = await keeper.expect("admin_room_op", timeout=30)
         assert op["action"] == "export" and op["path"] == f"{room}-held.zip" and op["media_files"] == 2
 

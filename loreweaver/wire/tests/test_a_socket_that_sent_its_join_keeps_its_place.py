@@ -10,19 +10,13 @@ from __future__ import annotations
 import asyncio
 
 from loreweaver.testing.clients import IrohClient, WsClient
-from loreweaver.testing.servers import dedicated_server
+from loreweaver.testing.servers import dedicated_server, release_failpoint
 
 held_check = dedicated_server(
     TRPG_TUI__HANDSHAKE_CONNECTIONS="1",
     TRPG_TUI__CROWDED_JOIN_TIMEOUT="0",
     TRPG_FAILPOINTS="join.check@hold",
 )
-
-
-def _release(server, name: str) -> None:
-    folder = server.env.data_dir / "failpoints"
-    folder.mkdir(exist_ok=True)
-    (folder / name).touch()
 
 
 def _answers(frames: list[dict]) -> list[tuple[str, str | None]]:
@@ -43,6 +37,6 @@ async def test_a_silent_socket_gives_way_and_a_join_being_checked_does_not(held_
         async with await IrohClient.connect(server.ticket, first="", source="127.0.0.4") as newcomer:
             assert _answers(await newcomer.wait_closed()) == [("error", "too_many_connections")]
     finally:
-        _release(server, "join.check")
+        release_failpoint(server, "join.check")
     async with patient:
         assert (await patient.recv())["type"] == "welcome"
