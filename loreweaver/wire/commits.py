@@ -202,7 +202,9 @@ class CommitGroup:
             connection.ensure_connection()
             if connection.connection is not self._prepared and not self._prepare(connection.connection):
                 return None
-            with transaction.atomic():  # BEGIN IMMEDIATE: the write lock, or SQLITE_BUSY
+            # The write lock at BEGIN (IMMEDIATE, the embedded settings') or at the first
+            # write (a DATABASE_URL's sqlite:// keeps SQLite's default): SQLITE_BUSY at once.
+            with transaction.atomic():
                 for work in group:
                     results.append(work())
                 if connection.run_on_commit:  # listeners that publish: they need a thread
