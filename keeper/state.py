@@ -67,7 +67,8 @@ class RoomRead:
 
 def read_room(room_id: int) -> RoomRead:
     """The room's characters (active sheets, the pregen roster), initiative order and
-    story, projected once for every language. Runs in a worker thread."""
+    story, projected once for every language. Blocking: never on a running event loop
+    (a brief turn's group hides it: wire/commits.py)."""
     present = Character.objects.filter(room_id=room_id).filter(active=True) | Character.objects.filter(
         room_id=room_id, pregen=True
     )
@@ -130,7 +131,7 @@ class _KnownRooms:
 
     def __init__(self) -> None:
         self._reads: OrderedDict[int, tuple[int, RoomRead]] = OrderedDict()
-        self._lock = threading.Lock()  # database work runs on worker threads
+        self._lock = threading.Lock()  # read on the database thread and the loop's (brief turns)
 
     def get(self, room_id: int, stamp: int) -> RoomRead | None:
         with self._lock:
@@ -165,7 +166,8 @@ def current_room(room_id: int, stamp: int | None = None) -> RoomRead:
     """`read_room`, reused from this process's last read while the room's state stamp
     has not moved. The stamp is read first (or given: read by the caller, in the same
     transaction, after the last write to the room's state), so a write racing the read
-    only makes the next call read again. Runs in a worker thread."""
+    only makes the next call read again. Blocking: runs with the turn's database work
+    (on the database thread, or the event loop's for a brief turn: wire/commits.py)."""
     if stamp is None:
         stamp = state_stamp(room_id)
     room = _known_rooms.get(room_id, stamp)

@@ -149,8 +149,9 @@ Snapshot = tuple[int, RoomRead]
 def take_snapshot(room_id: int, state_stamp: int | None = None) -> Snapshot:
     """Read the room for a refresh, stamped with when the read began (`state_stamp`:
     the room's state stamp, when the caller read it in this transaction after the last
-    write to the room's state). Runs in a worker thread (inside a turn's own database
-    visit, when it can)."""
+    write to the room's state). Blocking: inside a turn's own database visit when it
+    can (on the database thread, or the loop's for a brief turn: `commits.py`), else in
+    a worker thread."""
     stamp = time.time_ns()
     return stamp, current_room(room_id, state_stamp)
 
