@@ -188,48 +188,64 @@ def record(
     last transcript line when the caller knows it, None when it knows the room has
     none). Rolls and the clock are written in the room's language (`language`, when the
     caller has just read it)."""
+    sql, params = entry_insert(room_id, turn, last_line_id=last_line_id, language=language, story=story)
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def entry_insert(
+    room_id: int,
+    turn: Turn,
+    *,
+    last_line_id: int | _Latest | None = LATEST_LINE,
+    language: str = "",
+    story: tuple[str, int | None] | None = None,
+) -> tuple[str, list]:
+    """The statement that adds `turn` to the room's chronicle, and its parameters, as
+    `record` runs it: for a caller that sends it with another write of the same turn
+    (`rooms.services.turn_events_record`'s `along`). What the entry needs and the caller
+    did not read (`story`, `language`) is read here; the room's latest line, by the
+    statement itself."""
     # Plain SQL: every line of play is chronicled, and the ORM cost more than the rows.
     stories, lines, entries, table = (
         model._meta.db_table for model in (Story, TranscriptEntry, ChronicleEntry, TableSettings)
     )
     db = connections[DEFAULT_DB_ALIAS]  # looked up once, not at each use of the proxy
-    with db.cursor() as cursor:
-        if story is None:
-            cursor.execute(f"SELECT scene_name, clock_minutes FROM {stories} WHERE room_id = %s", [room_id])
-            story = cursor.fetchone() or ("", None)
-        scene, minutes = story
-        locale = language or _language(cursor, table, room_id)
-        if last_line_id is LATEST_LINE:
-            cursor.execute(f"SELECT MAX(id) FROM {lines} WHERE room_id = %s", [room_id])
-            last_line_id = cursor.fetchone()[0]
-        json_value = "%s::jsonb" if db.vendor == "postgresql" else "%s"
-        cursor.execute(
-            f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, told, scene, clock, "
-            f"keeper_facts, last_line_id, created_at) "
-            f"VALUES (%s, %s, %s, %s, {json_value}, {json_value}, {json_value}, %s, %s, %s, %s, %s)",
-            [
-                room_id,
-                turn.actor[:64],
-                turn.line[:2000],
-                turn.outcome[:OUTCOME_CHARS],
-                _json_list([roll_line(frame, locale) for frame in turn.rolls or []]),
-                _json_list([line[:600] for line in turn.npc_lines or []]),
-                _json_list(turn.told_lines(locale)),
-                (scene or "")[:200],
-                Story(clock_minutes=minutes).clock_text(locale) if minutes is not None else "",
-                "\n".join(
-                    [
-                        *(turn.keeper_facts or []),
-                        *(
-                            say(locale, _("{roll} (hidden)"), roll=roll_line(f, locale))
-                            for f in turn.hidden_rolls or []
-                        ),
-                    ]
-                )[:2000],
-                last_line_id,
-                db.ops.adapt_datetimefield_value(timezone.now()),
-            ],
-        )
+    if story is None or not language:
+        with db.cursor() as cursor:
+            if story is None:
+                cursor.execute(
+                    f"SELECT scene_name, clock_minutes FROM {stories} WHERE room_id = %s", [room_id]
+                )
+                story = cursor.fetchone() or ("", None)
+            locale = language or _language(cursor, table, room_id)
+    else:
+        locale = language
+    scene, minutes = story
+    # The room's latest line, as the statement finds it in the turn's transaction.
+    last_line = f"(SELECT MAX(id) FROM {lines} WHERE room_id = %s)" if last_line_id is LATEST_LINE else "%s"
+    json_value = "%s::jsonb" if db.vendor == "postgresql" else "%s"
+    sql = (
+        f"INSERT INTO {entries} (room_id, actor, line, outcome, dice, npc_lines, told, scene, clock, "
+        f"keeper_facts, last_line_id, created_at) "
+        f"VALUES (%s, %s, %s, %s, {json_value}, {json_value}, {json_value}, %s, %s, %s, {last_line}, %s)"
+    )
+    hidden = (say(locale, _("{roll} (hidden)"), roll=roll_line(f, locale)) for f in turn.hidden_rolls or [])
+    params = [
+        room_id,
+        turn.actor[:64],
+        turn.line[:2000],
+        turn.outcome[:OUTCOME_CHARS],
+        _json_list([roll_line(frame, locale) for frame in turn.rolls or []]),
+        _json_list([line[:600] for line in turn.npc_lines or []]),
+        _json_list(turn.told_lines(locale)),
+        (scene or "")[:200],
+        Story(clock_minutes=minutes).clock_text(locale) if minutes is not None else "",
+        "\n".join([*(turn.keeper_facts or []), *hidden])[:2000],
+        room_id if last_line_id is LATEST_LINE else last_line_id,
+        db.ops.adapt_datetimefield_value(timezone.now()),
+    ]
+    return sql, params
 
 
 def summary_of(room_id: int) -> CampaignSummary:

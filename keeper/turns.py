@@ -144,48 +144,71 @@ def _command_played(
     written_in: str,
     at_the_table: characters.KeyAtTheTable,
 ) -> LinePlayed:
-    # The rolls and the answer the table sees after them, kept in one statement.
+    # The rolls and the answer the table sees after them, kept in one statement with
+    # the turn's chronicle entry.
     answer = _answer_line(reply)
-    recorded = _record_events(room_id, reply, actor.member_id, answer)
-    events = recorded[: len(reply.events)]
+    rows = _event_rows(reply, actor.member_id, answer)
+    rolls = [
+        stage.public_roll(frame)
+        for frame, audience, _ in rows[: len(reply.events)]
+        if audience == Audience.EVERYONE and frame.get("type") == "dice"
+    ]
+    kept = _chronicle_entry(room_id, actor, text, reply, rows, rolls, caller.locale, written_in, at_the_table)
+    recorded = services.turn_events_record(room=room_id, events=rows, along=kept)
     played = LinePlayed(
         actor,
         reply=reply,
-        events=events,
+        events=recorded[: len(reply.events)],
         answer=recorded[-1] if answer else None,
         state_stamp=at_the_table.state_stamp,  # read when the command keeps the state
     )
-    rolls = public_rolls(events)
     if rolls:  # a typed roll is a turn the hooks hear of
         # The room had none when the turn began, unless the command wrote some.
         played.hook_scripts = pack_services.room_hook_scripts(
             room_id, none_as_of=at_the_table.hooks_none_as_of
         )
-    if events:  # and one the chronicle keeps (a hidden roll for the keepers only)
-        hidden = [e.frame for e in events if e.audience != Audience.EVERYONE]
-        # The chronicle is in the room's language: a reply in another one is left to
-        # the roll lines, which the chronicle writes in the room's words.
-        foreign = bool(rolls) and caller.locale != written_in
-        said = "" if reply.private or foreign else reply.text
-        # A reply kept tells its public rolls already: the roll lines would say them twice.
-        told = [] if said else rolls
-        # A command the table saw nothing of (`.rh`) leaves the keepers their hidden roll
-        # and the table no trace: not even the line typed.
-        line = (reply.echo or text) if len(hidden) < len(events) else ""
-        # The turn is the roller's: under their character's name when they play one, as
-        # their dice are.
-        roller = reply.roller or characters.table_name(room_id, actor.member_id, actor.name)
-        chronicle.record(
-            room_id,
-            chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden),
-            # The line the events followed, as they were stored just now: the turn's last
-            # (None: the room has no line yet).
-            last_line_id=events[0].anchor_id,
-            language=written_in,
-            story=at_the_table.story,  # read with the key when the command keeps the state
-        )
     played.settled = reply.follow_up is None and not reply.media
     return played
+
+
+def _chronicle_entry(
+    room_id: int,
+    actor: Actor,
+    text: str,
+    reply: commands.CommandReply,
+    rows: list[tuple[dict, str, str]],
+    rolls: list[dict],
+    caller_locale: str,
+    written_in: str,
+    at_the_table: characters.KeyAtTheTable,
+) -> tuple[str, list] | None:
+    """The chronicle entry of a command with rolls (`rows`, the reply's events first; a
+    hidden roll for the keepers only counts), as the statement that keeps it; None for
+    a command without."""
+    events = rows[: len(reply.events)]
+    if not events:
+        return None
+    hidden = [frame for frame, audience, _ in events if audience != Audience.EVERYONE]
+    # The chronicle is in the room's language: a reply in another one is left to the
+    # roll lines, which the chronicle writes in the room's words.
+    foreign = bool(rolls) and caller_locale != written_in
+    said = "" if reply.private or foreign else reply.text
+    # A reply kept tells its public rolls already: the roll lines would say them twice.
+    told = [] if said else rolls
+    # A command the table saw nothing of (`.rh`) leaves the keepers their hidden roll and
+    # the table no trace: not even the line typed.
+    line = (reply.echo or text) if len(hidden) < len(events) else ""
+    # The turn is the roller's: under their character's name when they play one, as
+    # their dice are.
+    roller = reply.roller or characters.table_name(room_id, actor.member_id, actor.name)
+    return chronicle.entry_insert(
+        room_id,
+        chronicle.Turn(roller, line, said, told, [], hidden_rolls=hidden),
+        # After the line the events follow: the room's latest, as their insert finds it.
+        last_line_id=chronicle.LATEST_LINE,
+        language=written_in,
+        story=at_the_table.story,  # read with the key when the command keeps the state
+    )
 
 
 def record_answer(room_id: int, reply: commands.CommandReply) -> TurnEvent | None:
@@ -227,16 +250,17 @@ def _store_line(room_id: int, actor: Actor, text: str, *, bot: bool) -> Transcri
     )
 
 
-def _record_events(
-    room_id: int, reply: commands.CommandReply, member_id: str, answer: dict | None
-) -> list[TurnEvent]:
-    """The reply's rolls as turn events, then its `answer` line when there is one."""
-    events = [
+def _event_rows(
+    reply: commands.CommandReply, member_id: str, answer: dict | None
+) -> list[tuple[dict, str, str]]:
+    """The reply's rolls as turn events to keep, `(frame, audience, member_id)`, then its
+    `answer` line when there is one."""
+    rows = [
         (event.frame, Audience.KEEPERS, member_id)
         if event.keepers_only
         else (event.frame, Audience.EVERYONE, "")
         for event in reply.events
     ]
     if answer is not None:
-        events.append((answer, Audience.EVERYONE, ""))
-    return services.turn_events_record(room=room_id, events=events)
+        rows.append((answer, Audience.EVERYONE, ""))
+    return rows

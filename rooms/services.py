@@ -518,10 +518,14 @@ def _turn_event_insert(rows: int) -> str:
     )
 
 
-def turn_events_record(*, room: Room | int, events: list[tuple[dict, str, str]]) -> list[TurnEvent]:
+def turn_events_record(
+    *, room: Room | int, events: list[tuple[dict, str, str]], along: tuple[str, list] | None = None
+) -> list[TurnEvent]:
     """Record a turn's dice/npc frames in `room` (the room or its id), each `(frame,
     audience, member_id)`, right after the transcript line they followed live (the
-    room's latest, at the time of the insert), in the order given."""
+    room's latest, at the time of the insert), in the order given. `along`, `(sql,
+    params)`, is one more `INSERT` of the turn whose result nobody reads (its chronicle
+    entry): in the same statement on Postgres (a round trip fewer), else right after."""
     if not events:
         return []
     # One plain statement for them all, anchors included: every roll is a turn event, and
@@ -538,9 +542,16 @@ def turn_events_record(*, room: Room | int, events: list[tuple[dict, str, str]])
         stored = frame_field.get_db_prep_save(frame, db)
         values += [room_id, room_id, stored, audience, member_id, now]
     with db.cursor() as cursor:
-        cursor.execute(_turn_event_insert(len(events)), values)
+        if along is not None and db.vendor == "postgresql":
+            # A data-modifying WITH runs once, whatever the statement reads of it.
+            sql, params = along
+            cursor.execute(f"WITH along AS ({sql}) {_turn_event_insert(len(events))}", [*params, *values])
+        else:
+            cursor.execute(_turn_event_insert(len(events)), values)
         # Ids are drawn row by row, in the order of the values.
         returned = sorted(cursor.fetchall())
+        if along is not None and db.vendor != "postgresql":
+            cursor.execute(*along)
     return [
         _as_stored(
             TurnEvent,

@@ -1,7 +1,7 @@
 """A roll writes nothing of the room's state, so its turn takes the story's scene and
 clock (for its chronicle entry) and the room's state stamp (for its closing `state`)
-from its first read, with the key, and knows from its stored rolls whether the room
-has a line yet: nothing is read again (docs/performance.md, "Less work per roll"). The
+from its first read, with the key, and its writes find the room's latest line
+themselves: nothing is read again (docs/performance.md, "Less work per roll"). The
 commands registered as keeping the state write nothing it shows."""
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ def test_a_roll_in_a_room_without_lines_reads_no_latest_line():
         played = play_line(room_id, player.access_key.pk, "en", ".r 1d6")
 
     assert ChronicleEntry.objects.get(room_id=room_id).last_line_id is None
-    # Only the rolls' own insert names the transcript (their anchor, in the statement).
-    assert [sql for sql in _statements_on(statements, LINES) if not sql.startswith("INSERT")] == []
+    # Only the turn's writes name the transcript (the anchor, found by the statement).
+    assert [sql for sql in _statements_on(statements, LINES) if not sql.startswith(("INSERT", "WITH"))] == []
     assert played is not None and played.state_stamp == 0  # nothing of its state written yet
 
 

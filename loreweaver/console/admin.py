@@ -23,7 +23,7 @@ from loreweaver.console import (
 from loreweaver.console import services as console
 from loreweaver.console.downloads import backup_download
 from loreweaver.console.story import story_as_seen, story_html
-from loreweaver.wire import coordination
+from loreweaver.wire import presence_now
 from rooms import backups, services
 from rooms.models import AccessKey, Role, Room, RoomBackup, TranscriptEntry
 
@@ -78,7 +78,7 @@ def _confirm(
 ) -> TemplateResponse:
     """The page that asks before a destructive action: each room with who is online
     there now (they are told, or closed) and the backup file written first."""
-    online = coordination.online_now([room.pk for room in rooms])
+    online = presence_now.online_now([room.pk for room in rooms])
     return TemplateResponse(
         request,
         "admin/rooms/room/confirm_action.html",
@@ -512,7 +512,7 @@ class RoomAdmin(ReadOnlyAdmin):
         # One read of the shared presence for the whole page, not one per row.
         rows = getattr(response, "context_data", {}).get("cl")
         if rows is not None:
-            self._online = coordination.online_counts([room.pk for room in rows.result_list])
+            self._online = presence_now.online_counts([room.pk for room in rows.result_list])
         return response
 
     @admin.display(description=gettext_lazy("online"))
@@ -520,7 +520,7 @@ class RoomAdmin(ReadOnlyAdmin):
         online = getattr(self, "_online", None)
         if online is not None and room.pk in online:
             return online[room.pk]
-        return coordination.online_counts([room.pk])[room.pk]
+        return presence_now.online_counts([room.pk])[room.pk]
 
     @admin.display(description=gettext_lazy("online now"))
     def online_now(self, room: Room) -> str:

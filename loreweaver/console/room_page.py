@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from base.i18n import Refusal, active_locale
 from keeper.rules.packs import catalog
 from keeper.sidequest_services import genre_of, rule_system_of
-from loreweaver.wire import coordination
+from loreweaver.wire import presence_now
 from rooms import backups, services
 from rooms.models import SIDEQUEST_GENRES, Role, Room
 
@@ -45,7 +45,7 @@ def online_html(room: Room) -> str:
     """Who is online, with their role, how they are connected, and links to disconnect
     them or revoke their key (the holder of the room's last keeper key is told why
     theirs cannot be revoked instead of being offered it)."""
-    online = coordination.online_carriers_now(room.pk)  # one read of the shared presence
+    online = presence_now.online_carriers_now(room.pk)  # one read of the shared presence
     if not online:
         return gettext("Nobody is online.")
     keepers = set(room.keys.filter(role=Role.KEEPER).values_list("member_id", flat=True))

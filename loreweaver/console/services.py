@@ -44,9 +44,9 @@ def backup_by_id(backup_id: int) -> RoomBackup:
 
 def online_members(room: Room) -> list[coordination.Member]:
     """Who is online in the room now, on any process."""
-    from loreweaver.wire import coordination
+    from loreweaver.wire import presence_now
 
-    return coordination.online_now([room.pk])[room.pk]
+    return presence_now.online_now([room.pk])[room.pk]
 
 
 # How long a console Disconnect may keep a member out, in minutes (0: they may rejoin

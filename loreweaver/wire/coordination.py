@@ -6,8 +6,9 @@ It lives in a store, never in this module's own globals: Redis when REDIS_URL is
 (`stores.ProcessMemory`) in the embedded single-process profile. The logic is written
 once over a small key-value store (`loreweaver.wire.stores`) with two implementations.
 Presence is a hash per room, one field per connection, changed without a lock. The
-steps on every input's path (a rate-limit take, drawing, claiming and releasing a turn)
-are single atomic operations of the store: one Lua script, one round trip, on Redis;
+steps on every input's path (a rate-limit take, drawing, claiming and releasing a turn,
+or releasing it to the next ticket of the same process, which then claims nothing) are
+single atomic operations of the store: one Lua script, one round trip, on Redis;
 only skipping a dead ticket in the turn queue takes a short mutex (SET NX on Redis,
 released by a compare-and-delete script, so only by its own holder). Times that
 processes compare are the store's clock (`Store.now`), never a process's own.
@@ -24,13 +25,12 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
 
-from asgiref.sync import async_to_sync
 from django.conf import settings
 
 from base import failpoints
 from loreweaver.wire.stores import TURN_LEASE_TTL, LocalStore, RedisStore, Store
+from loreweaver.wire.turn_holds import LeaseRenewal, Waiter
 
 log = logging.getLogger(__name__)
 
@@ -102,34 +102,6 @@ class Member:
     role: str
 
 
-class _LeaseRenewal:
-    """Renews a held turn's lease every third of its life, until stopped: a timer, and
-    a task only while a renewal is written. Most turns end before the first renewal,
-    and a task started and cancelled for each was a tenth of the turn queue's cost."""
-
-    def __init__(self, store: Store, key: str, lease: dict) -> None:
-        self.store, self.key, self.lease = store, key, lease
-        self._writing: asyncio.Task | None = None
-        self._timer = self._later()
-
-    def _later(self) -> asyncio.TimerHandle:
-        return asyncio.get_running_loop().call_later(TURN_LEASE_TTL / 3, self._due)
-
-    def _due(self) -> None:
-        self._writing = asyncio.ensure_future(self._renew())
-
-    async def _renew(self) -> None:
-        with contextlib.suppress(Exception):  # a store blip: the next renewal retries
-            await self.store.set(self.key, self.lease, TURN_LEASE_TTL)
-        self._timer = self._later()
-
-    def stop(self) -> None:
-        """No renewal after this one (a renewal being written is cancelled)."""
-        self._timer.cancel()
-        if self._writing is not None:
-            self._writing.cancel()
-
-
 class Coordination:
     """Presence, rate limits, the turn queue and process liveness over one store."""
 
@@ -139,7 +111,7 @@ class Coordination:
         # lowest ticket of a room looks at the queue, and only while another process
         # holds the turn; the others sleep until a turn here ends or the waiter ahead
         # of them leaves, so six members waiting in a room cost one look, not six.
-        self._waiters: dict[tuple[int, int], dict[int, asyncio.Event]] = {}
+        self._waiters: dict[tuple[int, int], dict[int, Waiter]] = {}
         # The rooms whose turn this process holds (per event loop).
         self._holding: set[tuple[int, int]] = set()
         # The lease of each room whose turn this process holds (one turn per room).
@@ -165,7 +137,7 @@ class Coordination:
         """Let this process's lowest waiting ticket of the room look at the queue again."""
         waiters = self._waiters.get(self._local(room_id))
         if waiters:
-            waiters[min(waiters)].set()
+            waiters[min(waiters)].woken.set()
 
     @asynccontextmanager
     async def mutex(self, name: str, ttl: float = MUTEX_TTL) -> AsyncIterator[None]:
@@ -353,8 +325,11 @@ class Coordination:
         skipped as soon as the process's heartbeat lapses (PROCESS_TTL), so a killed
         server never wedges a table. `on_queued` is awaited once if this turn had to
         wait behind another. Claiming and releasing are one atomic step of the store
-        each; the room's mutex is taken only to skip a dead ticket. Releasing never
-        raises: the body's outcome (a committed line) must not be reported as a
+        each; the room's mutex is taken only to skip a dead ticket. When the next
+        ticket waits in this process, the release hands it the turn in the same step
+        (its lease written with the release), and it starts without a claim: a busy
+        room's inputs, queued here, cost one round trip to Redis fewer each. Releasing
+        never raises: the body's outcome (a committed line) must not be reported as a
         failure because the store was unreachable at the end.
         """
         lease_key = f"turn:{room_id}:lease"
@@ -369,34 +344,78 @@ class Coordination:
         local = self._local(room_id)
         self._held_leases[room_id] = lease
         self._holding.add(local)
-        renewing = _LeaseRenewal(self.store, lease_key, lease)
+        renewing = LeaseRenewal(self.store, lease_key, lease)
         try:
             yield
         finally:
             renewing.stop()
             self._held_leases.pop(room_id, None)
+            following = self._following(room_id, ticket)
+            handed = None
             try:
-                await self._release(room_id, ticket)
+                handed = await self._release(room_id, ticket, following)
             except Exception as exc:
                 # Retried in the background until the store answers (a restarted Redis
                 # fails the first call on each stale connection); at worst the lease
                 # lapses and the queue moves on by itself.
                 log.warning("turn queue room=%s could not release ticket %s: %r", room_id, ticket, exc)
-                task = asyncio.create_task(self._release_later(room_id, lease))
-                self._releasing.add(task)
-                task.add_done_callback(self._releasing.discard)
+                self._in_background(self._release_later(room_id, lease))
             self._holding.discard(local)
-            self._wake_first_waiter(room_id)
-            if self.on_release is not None:
-                with contextlib.suppress(Exception):  # the others' fallback looks find it
-                    await self.on_release(room_id)
+            if handed is not None:
+                self._hand_over(room_id, handed)
+            else:
+                await self._freed(room_id)
 
-    async def _release(self, room_id: int, ticket: int) -> None:
+    def _following(self, room_id: int, ticket: int) -> dict | None:
+        """The lease for the ticket after `ticket` when it waits here: the turn is handed
+        to it with the release, in the same step of the store, saving its claim."""
+        waiters = self._waiters.get(self._local(room_id))
+        waiter = waiters.get(ticket + 1) if waiters else None
+        if waiter is None or waiter.handed is not None:
+            return None
+        return {"ticket": ticket + 1, "actor": waiter.actor, "process": PROCESS_ID, "id": os.urandom(6).hex()}
+
+    def _hand_over(self, room_id: int, lease: dict) -> None:
+        """Give the turn the store handed to `lease`'s ticket to its waiter, or release
+        it when the waiter left meanwhile."""
+        waiters = self._waiters.get(self._local(room_id))
+        waiter = waiters.get(lease["ticket"]) if waiters else None
+        if waiter is None:
+            self._in_background(self._release_handed(room_id, lease))
+            return
+        waiter.handed = lease
+        waiter.woken.set()
+
+    async def _release_handed(self, room_id: int, lease: dict) -> None:
+        """Release a turn handed to a waiter that left before it took it."""
+        try:
+            await self._release(room_id, lease["ticket"], None)
+        except Exception:
+            await self._release_later(room_id, lease)
+            return
+        await self._freed(room_id)
+
+    async def _freed(self, room_id: int) -> None:
+        """A turn of the room ended and nobody here was handed the next: the first
+        waiter here looks, and the other processes are told."""
+        self._wake_first_waiter(room_id)
+        if self.on_release is not None:
+            with contextlib.suppress(Exception):  # the others' fallback looks find it
+                await self.on_release(room_id)
+
+    def _in_background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    async def _release(self, room_id: int, ticket: int, following: dict | None) -> dict | None:
+        """End `ticket`'s turn; the lease `following` when the store handed it the turn."""
         failpoints.hit("turn.release")
         delay = 0.001
-        while not await self.store.release_turn(room_id, ticket):
+        while (released := await self.store.release_turn(room_id, ticket, following)) is None:
             await asyncio.sleep(delay)  # a dead ticket is being skipped this moment
             delay = min(delay * 2, TURN_POLL_MAX)
+        return following if released else None
 
     async def _release_later(self, room_id: int, lease: dict) -> None:
         """Release a finished turn whose release failed, once the store answers again,
@@ -407,30 +426,31 @@ class Coordination:
             try:
                 if await self.store.get(f"turn:{room_id}:lease") != lease:
                     return  # it lapsed, or the store lost it: the queue moves on by itself
-                await self._release(room_id, lease["ticket"])
+                await self._release(room_id, lease["ticket"], None)
             except Exception:
                 delay = min(delay * 2, 1.0)
                 continue
             log.info("turn queue room=%s: ticket %s released late", room_id, lease["ticket"])
-            self._wake_first_waiter(room_id)
-            if self.on_release is not None:
-                with contextlib.suppress(Exception):
-                    await self.on_release(room_id)
+            await self._freed(room_id)
             return
 
     async def _wait_for_turn(
         self, room_id: int, ticket: int, actor: str, on_queued: Callable[[], Awaitable[None]] | None
     ) -> dict:
-        """Wait until `ticket` (or the ticket it is re-drawn as) is served; claim it."""
+        """Wait until `ticket` (or the ticket it is re-drawn as) is served; claim it,
+        unless the turn before handed it over (`Waiter.handed`)."""
         local = self._local(room_id)
         waiters = self._waiters.setdefault(local, {})
-        woken = asyncio.Event()
-        waiters[ticket] = woken
+        waiter = waiters[ticket] = Waiter(actor)
+        woken = waiter.woken
         notified = claimed = False
         delay = 0.002 if self.on_release is None else 0.05
         try:
             while True:
                 woken.clear()
+                if waiter.handed is not None:  # by the turn before, with its release
+                    claimed = True
+                    return waiter.handed
                 if local in self._holding or min(waiters) < ticket:
                     # The turn is held here, or an earlier ticket here waits for it: a
                     # claim could only fail. Whoever is ahead wakes this one in turn.
@@ -450,7 +470,7 @@ class Coordination:
                     # Skipped as dead (this process stalled past the grace): queue again.
                     del waiters[ticket]
                     ticket = await self._draw_ticket(room_id)
-                    waiters[ticket] = woken
+                    waiters[ticket] = waiter
                     self._wake_first_waiter(room_id)  # someone here may be first now
                     continue
                 # Only the first waiter here looks at the queue, and only while the turn
@@ -463,7 +483,7 @@ class Coordination:
                         # The store lost its data since this ticket was drawn: draw again.
                         del waiters[ticket]
                         ticket = await self._draw_ticket(room_id)
-                        waiters[ticket] = woken
+                        waiters[ticket] = waiter
                         self._wake_first_waiter(room_id)  # someone here may be first now
                         continue
                 if not notified and on_queued is not None:
@@ -481,6 +501,8 @@ class Coordination:
             if not waiters:
                 self._waiters.pop(local, None)
             if not claimed:  # the next one here takes over looking; a claimed turn wakes it at its end
+                if waiter.handed is not None:  # handed the turn, and gone before it took it
+                    self._in_background(self._release_handed(room_id, waiter.handed))
                 self._wake_first_waiter(room_id)
 
     async def _skip_if_dead(self, room_id: int, ticket: int) -> bool:
@@ -557,40 +579,3 @@ class Coordination:
         """
         lease = await self.store.get(f"turn:{room_id}:lease")
         return lease.get("actor") if lease and lease.get("busy") else None
-
-
-_T = TypeVar("_T")
-
-
-def _read_now(work: Callable[[Coordination], Awaitable[_T]]) -> _T:
-    """Run `work` synchronously (for the admin), on a short-lived store on this call's
-    own event loop: the shared one belongs to the server's loop."""
-
-    async def read() -> _T:
-        store = RedisStore(settings.REDIS_URL, settings.REDIS_PREFIX) if settings.REDIS_URL else LocalStore()
-        try:
-            return await work(Coordination(store))
-        finally:
-            if isinstance(store, RedisStore):
-                await store.close()
-
-    return async_to_sync(read)()
-
-
-def online_now(room_ids: list[int]) -> dict[int, list[Member]]:
-    """Who is online in each room, read synchronously (for the admin)."""
-
-    async def members(coordination: Coordination) -> dict[int, list[Member]]:
-        return {room_id: await coordination.online_members(room_id) for room_id in room_ids}
-
-    return _read_now(members)
-
-
-def online_carriers_now(room_id: int) -> list[tuple[Member, list[str]]]:
-    """Who is online in the room and how each is connected, read synchronously (for the admin)."""
-    return _read_now(lambda coordination: coordination.online_carriers(room_id))
-
-
-def online_counts(room_ids: list[int]) -> dict[int, int]:
-    """How many members are online in each room, read synchronously (for the admin)."""
-    return {room_id: len(members) for room_id, members in online_now(room_ids).items()}

@@ -78,9 +78,11 @@ class Store:
         ticket being served (equal to `ticket` when claimed), None while locked."""
         ...
 
-    async def release_turn(self, room_id: int, ticket: int) -> bool:
-        """End the turn of `ticket`: serve the next, drop its lease and owner. False
-        (nothing done) while locked."""
+    async def release_turn(self, room_id: int, ticket: int, following: dict | None = None) -> bool | None:
+        """End the turn of `ticket`: serve the next, drop its lease and owner; and hand the
+        turn to `following`, the next ticket's lease, when that ticket is the one served
+        now and still its process's. Whether it was handed; None (nothing done) while
+        locked."""
         ...
 
 
@@ -264,18 +266,24 @@ class LocalStore(Store):
                 memory.set(f"turn:{room_id}:lease", lease, TURN_LEASE_TTL)
         return serving["ticket"]
 
-    async def release_turn(self, room_id: int, ticket: int) -> bool:
+    async def release_turn(self, room_id: int, ticket: int, following: dict | None = None) -> bool | None:
         memory, key, lease_key = self.memory, f"turn:{room_id}:serving", f"turn:{room_id}:lease"
         with memory.lock:
             if memory.get(f"mutex:turn:{room_id}") is not None:
-                return False
+                return None
             serving = memory.get(key)
-            if serving is not None and serving["ticket"] == ticket:
+            advanced = serving is not None and serving["ticket"] == ticket
+            if advanced:
                 memory.set(key, {"ticket": ticket + 1, "since": time.time()}, None)
             lease = memory.get(lease_key)
             if lease is not None and lease.get("ticket") == ticket:
                 memory.delete(lease_key)
             memory.delete(f"turn:{room_id}:owner:{ticket}")
+            if not (advanced and following and following["ticket"] == ticket + 1):
+                return False
+            if memory.get(f"turn:{room_id}:owner:{ticket + 1}") != following["process"]:
+                return False
+            memory.set(lease_key, following, TURN_LEASE_TTL)
         return True
 
 
@@ -326,17 +334,24 @@ if serving == tonumber(ARGV[1]) then
 end
 return serving
 """
-# KEYS: mutex, serving, lease, owner. ARGV: ticket.
+# KEYS: mutex, serving, lease, owner, the next ticket's owner. ARGV: ticket, and to hand
+# the turn over: the next ticket's lease (JSON), its ttl, its process (JSON, as owners
+# are written). Returns 0 while locked, 1 when released, 2 when handed over too.
 _RELEASE_TURN = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local ticket = tonumber(ARGV[1])
 local raw = redis.call('GET', KEYS[2])
-if raw and cjson.decode(raw)['ticket'] == ticket then
+local advanced = raw and cjson.decode(raw)['ticket'] == ticket
+if advanced then
   redis.call('SET', KEYS[2], cjson.encode({ticket = ticket + 1, since = now()}))
 end
 raw = redis.call('GET', KEYS[3])
 if raw and cjson.decode(raw)['ticket'] == ticket then redis.call('DEL', KEYS[3]) end
 redis.call('DEL', KEYS[4])
+if advanced and ARGV[2] and redis.call('GET', KEYS[5]) == ARGV[4] then
+  redis.call('SET', KEYS[3], ARGV[2], 'EX', ARGV[3])
+  return 2
+end
 return 1
 """
 # KEYS: the counter. ARGV: its lifetime in seconds, from this count.
@@ -427,7 +442,7 @@ class RedisStore(Store):
         serving = int(await self._run("claim_turn", keys, args))
         return None if serving < 0 else serving
 
-    async def release_turn(self, room_id: int, ticket: int) -> bool:
+    async def release_turn(self, room_id: int, ticket: int, following: dict | None = None) -> bool | None:
         keys = [
             self._prefix + k
             for k in (
@@ -435,9 +450,14 @@ class RedisStore(Store):
                 f"turn:{room_id}:serving",
                 f"turn:{room_id}:lease",
                 f"turn:{room_id}:owner:{ticket}",
+                f"turn:{room_id}:owner:{ticket + 1}",
             )
         ]
-        return bool(await self._run("release_turn", keys, [ticket]))
+        args: list[Any] = [ticket]
+        if following is not None and following["ticket"] == ticket + 1:
+            args += [json.dumps(following), TURN_LEASE_TTL, json.dumps(following["process"])]
+        released = int(await self._run("release_turn", keys, args))
+        return None if released == 0 else released == 2
 
     async def get(self, key: str) -> Any:
         raw = await self._call("GET", self._prefix + key)

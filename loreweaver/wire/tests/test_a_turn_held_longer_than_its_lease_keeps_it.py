@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from loreweaver.testing.servers import heartbeating
-from loreweaver.wire import coordination, stores
+from loreweaver.wire import coordination, stores, turn_holds
 from loreweaver.wire.coordination import Coordination
 
 
@@ -21,6 +21,7 @@ from loreweaver.wire.coordination import Coordination
 async def shared(monkeypatch) -> AsyncIterator[Coordination]:
     monkeypatch.setattr(coordination, "TURN_LEASE_TTL", 1)
     monkeypatch.setattr(stores, "TURN_LEASE_TTL", 1)
+    monkeypatch.setattr(turn_holds, "TURN_LEASE_TTL", 1)
     async with heartbeating(coordination.shared()) as shared:
         yield shared
 
