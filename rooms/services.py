@@ -527,14 +527,14 @@ def turn_events_record(
     params)`, is one more `INSERT` of the turn whose result nobody reads (its chronicle
     entry): in the same statement on Postgres (a round trip fewer), else right after."""
     if not events:
+        assert along is None, "a write along rides with rows"
         return []
     # One plain statement for them all, anchors included: every roll is a turn event, and
     # the ORM's building of the queries cost more than running them.
     frame_field = TurnEvent._meta.get_field("frame")
     room_id = _room_id(room)
     created = timezone.now()
-    # The connection itself, looked up once: each use of the `connection` proxy is a
-    # lookup of this thread's.
+    # The connection itself, looked up once: each use of the proxy is a lookup.
     db = connections[DEFAULT_DB_ALIAS]
     now = db.ops.adapt_datetimefield_value(created)
     values: list[object] = []

@@ -3,15 +3,16 @@ flight on it, the replies matched to them in order. The coordination store
 (`stores.RedisStore`: presence, the rate limit, the turn queue) and the room bus's
 publishes (`layer.py`) use it; the bus's subscriptions keep redis-py's client.
 
-Every input runs four of the store's scripts (the rate limit, drawing, claiming and
-releasing the turn). Through redis-py's asyncio client each call takes a connection
+Every input runs three or four of the store's scripts (the rate limit, drawing,
+claiming and releasing the turn). Through redis-py's asyncio client each call takes a connection
 from the pool under a lock, counts it for its observability hooks, checks the
 connection, wraps the call in its retry and its timeouts, and gives the connection
 back the same way: about three quarters of a script call's CPU in this process, the
 same whatever the script does; and the pool refuses a call past its hundredth in
-flight. Here a call is its packed command written to the socket and a future resolved
-when its reply is parsed (both by hiredis, in C). Replies are Redis's own (RESP2, as
-hiredis reads them): bytes, integers, lists, None.
+flight. Here a call is its packed command and a future resolved when its reply is
+parsed (both by hiredis, in C); the commands of one pass of the event loop (the
+rooms' turns, each at its own step) go to the socket in one write at its end.
+Replies are Redis's own (RESP2, as hiredis reads them): bytes, integers, lists, None.
 
 Nothing is retried: a call that meets a dropped connection fails (as redis-py's first
 call on a stale connection does after a Redis restart) and the next call connects
@@ -40,12 +41,14 @@ SCHEMES = ("redis", "rediss", "unix")
 
 
 class _Replies(asyncio.Protocol):
-    """One connection: commands written as they come, replies handed back in order."""
+    """One connection: the commands of one pass of the event loop written together,
+    replies handed back in order."""
 
     def __init__(self) -> None:
         self._reader = hiredis.Reader()
         self._waiting: deque[asyncio.Future] = deque()
         self._transport: asyncio.Transport | None = None
+        self._unsent: list[bytes] | None = None  # packed, to be written at the end of this pass
         self.lost: Exception | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -71,14 +74,26 @@ class _Replies(asyncio.Protocol):
                 future.set_exception(self.lost)
 
     def send(self, args: tuple) -> asyncio.Future:
-        """Write one command; the future gets its reply."""
+        """Send one command with the others of this pass of the loop; the future gets
+        its reply."""
         if self.lost is not None:
             raise self.lost
         assert self._transport is not None  # set before the connection is handed out
-        future = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
         self._waiting.append(future)
-        self._transport.write(hiredis.pack_command(args))
+        if self._unsent is None:
+            # Every write is a system call, and on loopback the whole way into Redis: the
+            # rooms' turns of one pass of the loop go in one.
+            self._unsent = []
+            loop.call_soon(self._write)
+        self._unsent.append(hiredis.pack_command(args))
         return future
+
+    def _write(self) -> None:
+        unsent, self._unsent = self._unsent or [], None
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.write(b"".join(unsent))
 
     def close(self) -> None:
         if self._transport is not None:

@@ -1,4 +1,4 @@
-"""The hosted store (presence, the rate limit and the turn queue: four scripts per
+"""The hosted store (presence, the rate limit and the turn queue: three or four scripts per
 input) talks to Redis on one connection per process, with any number of calls in
 flight, each caller given its own reply (`loreweaver/wire/redis_pipe.py`;
 docs/performance.md, "The turn queue's way to Redis")."""
