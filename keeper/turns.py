@@ -11,6 +11,7 @@ side and returns what happened (`LinePlayed`); the wire frames and sends it
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from base import frames
@@ -128,10 +129,15 @@ def play_line(
 def public_rolls(events: list[TurnEvent]) -> list[dict]:
     """The dice every member saw among a turn's events, as the hooks and the chronicle
     are told of them."""
+    return _public_rolls((event.frame, event.audience) for event in events)
+
+
+def _public_rolls(shown: Iterable[tuple[dict, str]]) -> list[dict]:
+    """`public_rolls` of a turn's events as `(frame, audience)`, stored or about to be."""
     return [
-        stage.public_roll(event.frame)
-        for event in events
-        if event.audience == Audience.EVERYONE and event.frame.get("type") == "dice"
+        stage.public_roll(frame)
+        for frame, audience in shown
+        if audience == Audience.EVERYONE and frame.get("type") == "dice"
     ]
 
 
@@ -144,15 +150,11 @@ def _command_played(
     written_in: str,
     at_the_table: characters.KeyAtTheTable,
 ) -> LinePlayed:
-    # The rolls and the answer the table sees after them, kept in one statement with
-    # the turn's chronicle entry.
+    # The rolls and the answer the table sees after them, kept in one statement, with the
+    # turn's chronicle entry in it too on Postgres.
     answer = _answer_line(reply)
     rows = _event_rows(reply, actor.member_id, answer)
-    rolls = [
-        stage.public_roll(frame)
-        for frame, audience, _ in rows[: len(reply.events)]
-        if audience == Audience.EVERYONE and frame.get("type") == "dice"
-    ]
+    rolls = _public_rolls((frame, audience) for frame, audience, _ in rows[: len(reply.events)])
     kept = _chronicle_entry(room_id, actor, text, reply, rows, rolls, caller.locale, written_in, at_the_table)
     recorded = services.turn_events_record(room=room_id, events=rows, along=kept)
     played = LinePlayed(

@@ -6,26 +6,12 @@ without a claim of its own, one round trip to Redis fewer for every queued input
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 
-from loreweaver.testing.servers import heartbeating
 from loreweaver.wire import coordination
 from loreweaver.wire.coordination import Coordination
-
-
-@pytest.fixture
-async def shared() -> AsyncIterator[Coordination]:
-    async with heartbeating(coordination.shared()) as shared:
-        yield shared
-
-
-@pytest.fixture
-def room_id() -> int:
-    return secrets.randbelow(10**9) + 10**9
 
 
 def _count_claims(shared: Coordination, monkeypatch) -> list[int]:

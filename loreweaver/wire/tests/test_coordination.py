@@ -4,27 +4,10 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
-from collections.abc import AsyncIterator
 
-import pytest
-
-from loreweaver.testing.servers import heartbeating
 from loreweaver.wire import coordination
-from loreweaver.wire.coordination import Coordination, Member
-
-
-@pytest.fixture
-async def shared() -> AsyncIterator[Coordination]:
-    """This process's coordination, with this process alive to it throughout the test."""
-    async with heartbeating(coordination.shared()) as shared:
-        yield shared
-
-
-@pytest.fixture
-def room_id() -> int:
-    return secrets.randbelow(10**9) + 10**9
+from loreweaver.wire.coordination import Member
 
 
 async def test_presence_lists_members_once_sorted_by_name(shared, room_id):
