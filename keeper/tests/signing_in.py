@@ -14,6 +14,7 @@ from loreweaver.testing.fake_auth import FakeAuth
 from loreweaver.testing.fake_llm import FakeLlm
 from loreweaver.testing.fake_responses import FakeResponses
 from loreweaver.testing.servers import create_env, destroy_env, hosted_profile, start_serve
+from loreweaver.wire.protocol.messages import notice
 
 
 def subscription_env(auth: FakeAuth, xai: FakeLlm, chatgpt_api: str = "", **overrides: str) -> dict[str, str]:
@@ -80,6 +81,14 @@ class Recording(WsClient):
         frame = await super().recv(timeout)
         self.__dict__.setdefault("seen", []).append(frame)
         return frame
+
+
+def told(frames: list[dict]) -> list[str]:
+    """The system lines among `frames`, but for a queued input's notice: the turn before
+    (the keeper's `.model set`, the player's last line) may still be ending, after its
+    last frame, when the next line arrives, and then the server says so first."""
+    queued = notice("queued", "en")
+    return [f["text"] for f in frames if f["type"] == "system" and f["text"] != queued]
 
 
 async def private_line(client: WsClient, contains: str, timeout: float = DEFAULT_TIMEOUT) -> str:

@@ -6,7 +6,7 @@ with a subscription")."""
 
 from __future__ import annotations
 
-from keeper.tests.signing_in import private_line, sign_in, signed_in_room, signing_table
+from keeper.tests.signing_in import private_line, sign_in, signed_in_room, signing_table, told
 from loreweaver.testing.clients import WsClient, settle, until_idle
 from loreweaver.testing.fake_llm import Status, Text, Tool
 
@@ -68,7 +68,7 @@ async def test_a_turn_streams_runs_tools_and_voices_an_npc(table, room):
         await settle(keeper)
         chatgpt.script(Status(429, "You have reached your usage limit."))
         await player.say("I search the desk")
-        told_player = [f["text"] for f in await until_idle(player) if f["type"] == "system"]
+        told_player = told(await until_idle(player))
         told_keeper = [f["text"] for f in await until_idle(keeper) if f["type"] == "system"]
         assert len(told_player) == 1 and "unavailable" in told_player[0]
         assert any("chatgpt subscription has reached its usage limit" in text for text in told_keeper)

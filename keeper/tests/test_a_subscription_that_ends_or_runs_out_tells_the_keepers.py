@@ -5,7 +5,7 @@ the room `logged_out` (docs/operations.md, "Signing in with a subscription")."""
 
 from __future__ import annotations
 
-from keeper.tests.signing_in import signed_in_room, signing_table
+from keeper.tests.signing_in import signed_in_room, signing_table, told
 from loreweaver.testing.clients import until_idle
 from loreweaver.testing.fake_llm import Status
 
@@ -21,7 +21,7 @@ async def test_a_spent_or_ended_subscription_is_named_to_the_keepers(table, room
     async with signed_in_room(server, room, auth, "supergrok") as (keeper, player):
         xai.script(Status(429, "usage_limit: the weekly allowance is spent"))
         await player.say("I search the desk")
-        told_player = _system(await until_idle(player))
+        told_player = told(await until_idle(player))
         told_keeper = _system(await until_idle(keeper))
         assert len(told_player) == 1 and "unavailable" in told_player[0]
         assert any("usage limit" in text for text in told_keeper)
